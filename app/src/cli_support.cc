@@ -1,0 +1,105 @@
+#include "cli_support.h"
+
+#include <fmt/format.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace ibpulse::cli {
+namespace {
+
+std::vector<std::string> g_args;
+std::atomic<bool> g_stop{false};
+
+void on_stop_signal(int) {
+  g_stop.store(true);
+}
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+int fail(std::string_view message) {
+  fmt::print(stderr, "ibpulse: {}\n", message);
+  return kFailed;
+}
+
+void set_program_args(int argc, char** argv) {
+  g_args.assign(argv, argv + argc);
+}
+
+Status run_as_client(const sim::FabricState& fabric) {
+  const char* socket = std::getenv("IBSIM_SOCKNAME");
+  const char* preload = std::getenv("LD_PRELOAD");
+  const bool attached = socket != nullptr && fabric.socket_name == socket && preload != nullptr &&
+                        std::strstr(preload, "libumad2sim") != nullptr;
+  if (attached) return Ok{};
+  if (std::getenv("IBPULSE_SIM_REEXEC") != nullptr) {
+    return Err("could not attach to fabric '{}' (LD_PRELOAD={})", fabric.name,
+               preload ? preload : "");
+  }
+  auto env = sim::client_env(fabric);
+  env.emplace_back("IBPULSE_SIM_REEXEC", "1");
+  std::vector<std::string> env_strings = sim::merged_environment(env);
+  std::vector<char*> envp;
+  for (auto& e : env_strings)
+    envp.push_back(e.data());
+  envp.push_back(nullptr);
+  std::vector<char*> argv;
+  for (auto& a : g_args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const auto self = sim::self_executable();
+  ::execve(self.c_str(), argv.data(), envp.data());
+  return Err("cannot re-run {} as a fabric client: {}", self.string(), std::strerror(errno));
+}
+
+const std::atomic<bool>& install_stop_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  return g_stop;
+}
+
+void Progress::operator()(std::string_view stage, size_t done, size_t total) {
+  if (!started_) {
+    started_ = true;
+    tty_ = ::isatty(STDERR_FILENO) != 0;
+    start_ = now_seconds();
+  }
+  const double elapsed = now_seconds() - start_;
+  const std::string counts = total > 0 ? fmt::format(" {}/{}", done, total) : "";
+  if (tty_) {
+    fmt::print(stderr, "\r\033[K[{:6.1f}s] {}{}", elapsed, stage, counts);
+    std::fflush(stderr);
+  } else if (stage != last_stage_) {
+    fmt::print(stderr, "[{:6.1f}s] {}\n", elapsed, stage);
+  }
+  last_stage_ = std::string(stage);
+}
+
+void Progress::finish() {
+  if (tty_ && started_) fmt::print(stderr, "\n");
+}
+
+std::string shell_quote(std::string_view value) {
+  std::string out = "'";
+  for (char c : value) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out + "'";
+}
+
+}  // namespace ibpulse::cli

@@ -1,0 +1,27 @@
+#pragma once
+// Subcommand registration. Each front end adds its subcommands to the parser and sets the
+// action to run once parsing succeeded.
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+
+namespace ibpulse::cli {
+
+using Action = std::function<int()>;
+
+// Options every `sim` subcommand shares.
+struct FabricOptions {
+  std::string name;
+  std::string root;
+};
+
+// Adds --name (required unless `name_optional`) and --root to a subcommand.
+void add_fabric_options(CLI::App& sub, FabricOptions& options, bool name_optional = false);
+
+void add_sim_commands(CLI::App& sim, Action& action);
+void add_sim_fault_commands(CLI::App& sim, Action& action);
+void add_sim_traffic_command(CLI::App& sim, Action& action);
+void add_demo_command(CLI::App& app, Action& action);
+
+}  // namespace ibpulse::cli

@@ -1,0 +1,124 @@
+// `ibpulse sim traffic`: synthetic load and errors, with a per-port account of what it injected.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_support.h"
+#include "commands.h"
+#include "ibpulse/sim/traffic.h"
+
+namespace ibpulse::cli {
+namespace {
+
+struct TrafficArgs {
+  FabricOptions fo;
+  double utilization = 0;
+  double duration = 0;
+  std::string errors;
+  unsigned packet_bytes = 2048;
+  unsigned tick_ms = 1000;
+  bool json = false;
+};
+
+nlohmann::json report_json(const sim::TrafficReport& r) {
+  nlohmann::json ports = nlohmann::json::array();
+  for (const auto& p : r.ports) {
+    ports.push_back({{"node", p.node},
+                     {"port", p.port},
+                     {"xmit_data_dwords", p.xmit_data_dwords},
+                     {"rcv_data_dwords", p.rcv_data_dwords},
+                     {"xmit_pkts", p.xmit_pkts},
+                     {"rcv_pkts", p.rcv_pkts},
+                     {"errors", p.errors},
+                     {"latched", p.latched}});
+  }
+  return {{"ticks", r.ticks},
+          {"seconds", r.seconds},
+          {"console_lines", r.console_lines},
+          {"ports", ports}};
+}
+
+void print_table(const sim::TrafficReport& r) {
+  fmt::print("{:<24} {:>4} {:>16} {:>16} {:>12} {:>12}  {}\n", "node", "port", "xmit_dwords",
+             "rcv_dwords", "xmit_pkts", "rcv_pkts", "errors");
+  for (const auto& p : r.ports) {
+    std::string errors;
+    for (const auto& [name, n] : p.errors)
+      errors += fmt::format("{}={} ", name, n);
+    fmt::print("{:<24} {:>4} {:>16} {:>16} {:>12} {:>12}  {}\n", p.node, p.port, p.xmit_data_dwords,
+               p.rcv_data_dwords, p.xmit_pkts, p.rcv_pkts, errors);
+  }
+}
+
+int run_traffic(const TrafficArgs& a) {
+  sim::TrafficOptions o;
+  o.utilization = a.utilization;
+  if (a.duration > 0) o.duration_s = a.duration;
+  o.packet_bytes = a.packet_bytes;
+  o.tick = std::chrono::milliseconds(a.tick_ms);
+  if (!a.errors.empty()) {
+    auto specs = sim::parse_error_specs(a.errors);
+    if (!specs) return fail(specs.error());
+    o.errors = std::move(*specs);
+  }
+  if (o.utilization == 0 && o.errors.empty()) {
+    return fail("nothing to generate: give --utilization above 0 or --errors");
+  }
+  auto s = sim::load(a.fo.root.empty() ? sim::default_root() : std::filesystem::path(a.fo.root),
+                     a.fo.name);
+  if (!s) return fail(s.error());
+  if (!sim::is_running(s->ibsim)) return fail(fmt::format("fabric '{}' is not running", a.fo.name));
+  if (auto attached = run_as_client(*s); !attached) return fail(attached.error());
+  // Registered as a client, so `sim down` stops a generator left running.
+  if (auto self = sim::process_ref(::getpid())) sim::register_client(*s, *self);
+  const auto& stop = install_stop_signals();
+  fmt::print(stderr, "traffic on '{}': utilization {:.0f}%{}{}; Ctrl-C stops\n", s->name,
+             o.utilization * 100, a.errors.empty() ? "" : ", errors ", a.errors);
+  auto report = sim::run_traffic(*s, o, stop, [](const sim::TrafficReport& r) {
+    spdlog::debug("traffic: tick {} at {:.1f} s, {} console lines so far", r.ticks, r.seconds,
+                  r.console_lines);
+  });
+  sim::unregister_client(*s, ::getpid());
+  if (!report) return fail(report.error());
+  fmt::print(stderr, "traffic: {} ticks over {:.1f} s, {} PerformanceSet lines\n", report->ticks,
+             report->seconds, report->console_lines);
+  if (a.json) {
+    fmt::print("{}\n", report_json(*report).dump(1));
+  } else {
+    print_table(*report);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void add_sim_traffic_command(CLI::App& sim, Action& action) {
+  auto* traffic = sim.add_subcommand(
+      "traffic",
+      "Drive counters as traffic would: both ends of every active link move together, in "
+      "PortCounters (32-bit, latching) and PortCountersExtended (64-bit), plus optional error "
+      "counters. Prints what it injected per port (data in 4-byte words, as the counters).");
+  auto a = std::make_shared<TrafficArgs>();
+  add_fabric_options(*traffic, a->fo);
+  traffic
+      ->add_option("--utilization", a->utilization,
+                   "Fraction of each link's data rate, 0-1, in both directions")
+      ->check(CLI::Range(0.0, 1.0));
+  traffic->add_option("--duration", a->duration, "Seconds to run (default: until Ctrl-C)")
+      ->check(CLI::PositiveNumber);
+  traffic->add_option("--errors", a->errors,
+                      "Error rules: [Attribute.]Field=RATE[@NODE[PORT]], comma-separated, RATE "
+                      "per second per port, e.g. SymbolErrorCounter=5,PortRcvErrors=1@Hca1[1]");
+  traffic->add_option("--packet-bytes", a->packet_bytes, "Average packet size")
+      ->capture_default_str()
+      ->check(CLI::Range(64u, 4224u));
+  traffic->add_option("--tick-ms", a->tick_ms, "Milliseconds between counter updates")
+      ->capture_default_str()
+      ->check(CLI::Range(50u, 60000u));
+  traffic->add_flag("--json", a->json, "Print the per-port report as JSON");
+  traffic->callback([a, &action] { action = [a] { return run_traffic(*a); }; });
+}
+
+}  // namespace ibpulse::cli

@@ -1,0 +1,23 @@
+# Every dependency comes from a Debian 12 package (scripts/install-deps); why each one is here:
+# docs/dependencies.md.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(IBUMAD REQUIRED IMPORTED_TARGET libibumad)
+pkg_check_modules(IBMAD REQUIRED IMPORTED_TARGET libibmad)
+pkg_check_modules(IBNETDISC REQUIRED IMPORTED_TARGET libibnetdisc)
+
+find_package(fmt REQUIRED)
+find_package(spdlog REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(nlohmann_json 3 REQUIRED)
+find_package(Threads REQUIRED)
+
+if(IBPULSE_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
+if(IBPULSE_BUILD_BENCHMARKS)
+  find_package(benchmark REQUIRED)
+endif()
+
+set_package_properties(fmt PROPERTIES TYPE REQUIRED PURPOSE "formatting (g++ 12 has no <format>)")
+set_package_properties(spdlog PROPERTIES TYPE REQUIRED PURPOSE "logging to standard error")
+set_package_properties(CLI11 PROPERTIES TYPE REQUIRED PURPOSE "command line")

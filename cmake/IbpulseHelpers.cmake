@@ -1,0 +1,57 @@
+# Declarative helpers in the style of abseil's absl_cc_library: each folder's CMakeLists.txt is
+# a short list of declarations.
+
+set(IBPULSE_WARNINGS -Wall -Wextra -Wshadow -Wconversion -Wsign-conversion -Wnon-virtual-dtor
+    -Wold-style-cast -Woverloaded-virtual -Wimplicit-fallthrough)
+
+function(ibpulse_apply_options target)
+  get_target_property(type ${target} TYPE)
+  if(type STREQUAL "INTERFACE_LIBRARY")
+    return()
+  endif()
+  target_compile_options(${target} PRIVATE ${IBPULSE_WARNINGS})
+  if(IBPULSE_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+  if(IBPULSE_SANITIZE)
+    target_compile_options(${target} PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer
+                                             -fno-sanitize-recover=undefined)
+    target_link_options(${target} PRIVATE -fsanitize=address,undefined)
+  endif()
+endfunction()
+
+# ibpulse_cc_library(NAME n [SRCS ...] [PUBLIC_DEPS ...] [PRIVATE_DEPS ...])
+# Creates ibpulse_<n> with alias ibpulse::<n>; public headers in ./include, sources in ./src.
+function(ibpulse_cc_library)
+  cmake_parse_arguments(ARG "" "NAME" "SRCS;PUBLIC_DEPS;PRIVATE_DEPS" ${ARGN})
+  set(target ibpulse_${ARG_NAME})
+  if(ARG_SRCS)
+    add_library(${target} STATIC ${ARG_SRCS})
+    target_include_directories(${target} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/include
+                                         PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
+    target_link_libraries(${target} PUBLIC ${ARG_PUBLIC_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+    ibpulse_apply_options(${target})
+  else()
+    add_library(${target} INTERFACE)
+    target_include_directories(${target} INTERFACE ${CMAKE_CURRENT_SOURCE_DIR}/include)
+    target_link_libraries(${target} INTERFACE ${ARG_PUBLIC_DEPS})
+  endif()
+  add_library(ibpulse::${ARG_NAME} ALIAS ${target})
+endfunction()
+
+# ibpulse_cc_test(NAME n SRCS ... DEPS ... LABELS unit|integration [RESOURCE_LOCK r] [TIMEOUT s])
+# One CTest test per binary: integration binaries bring up one simulated fabric per binary.
+function(ibpulse_cc_test)
+  cmake_parse_arguments(ARG "" "NAME;TIMEOUT" "SRCS;DEPS;LABELS;RESOURCE_LOCK" ${ARGN})
+  add_executable(${ARG_NAME} ${ARG_SRCS})
+  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock)
+  ibpulse_apply_options(${ARG_NAME})
+  add_test(NAME ${ARG_NAME} COMMAND ${ARG_NAME})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 300)
+  endif()
+  set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT})
+  if(ARG_RESOURCE_LOCK)
+    set_tests_properties(${ARG_NAME} PROPERTIES RESOURCE_LOCK "${ARG_RESOURCE_LOCK}")
+  endif()
+endfunction()

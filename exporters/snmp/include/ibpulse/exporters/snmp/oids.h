@@ -1,0 +1,24 @@
+#pragma once
+// Object identifiers the agent serves. The project's own MIB hangs under one root: net-snmp's
+// experimental netSnmpPlaypen arc until a private enterprise number exists, so moving it is
+// this one line.
+//
+// Thread safety: constants and pure functions.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ibpulse::exporters::snmp {
+
+using Oid = std::vector<uint32_t>;
+
+// iso.org.dod.internet.private.enterprises.netSnmp.netSnmpPlaypen.9999.9999
+inline const Oid kIbpulseRoot = {1, 3, 6, 1, 4, 1, 8072, 9999, 9999};
+// infinibandMIB (experimental 117), as IB-SMA-MIB uses.
+inline const Oid kInfinibandMib = {1, 3, 6, 1, 3, 117};
+
+// Dotted-decimal text, as snmpwalk prints with -On ("1.3.6.1...").
+std::string to_string(const Oid& oid);
+
+}  // namespace ibpulse::exporters::snmp

@@ -1,0 +1,18 @@
+#pragma once
+// JSON forms of the fabric's state files (state.json, ports.json).
+
+#include <nlohmann/json.hpp>
+
+#include "ibpulse/sim/dump.h"
+#include "ibpulse/sim/fabric.h"
+
+namespace ibpulse::sim {
+
+nlohmann::json to_json(const FabricState& state);
+Result<FabricState> state_from_json(const nlohmann::json& json);
+nlohmann::json to_json(const std::vector<DumpPort>& ports);
+
+// Writes via a temporary file and rename, so readers never see half a file.
+Status write_file_atomically(const std::filesystem::path& path, const std::string& content);
+
+}  // namespace ibpulse::sim
