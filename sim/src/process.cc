@@ -98,12 +98,14 @@ Result<ProcessRef> spawn_detached(const SpawnSpec& spec) {
   if (child < 0) return Err("fork: {}", std::strerror(errno));
   if (child == 0) {
     ::close(report[0]);
-    ::setsid();
     const pid_t grandchild = ::fork();
     if (grandchild != 0) {
       write_all(report[1], &grandchild, sizeof grandchild);
       ::_exit(0);
     }
+    // Its own session and process group: `terminate` stops the daemon with its helpers, and
+    // no terminal signal (Ctrl-C in the shell that ran `sim up`) reaches it.
+    ::setsid();
     const int in = ::open(spec.stdin_path.c_str(), spec.stdin_read_write ? O_RDWR : O_RDONLY);
     const int out = ::open(spec.stdout_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     const int err = ::open(spec.stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);

@@ -27,11 +27,20 @@ std::string set_line(const DumpPort& p, std::string_view attribute, std::string_
   return fmt::format("PerformanceSet \"{}\"[{}] {}.{}={}", p.node, p.port, attribute, field, value);
 }
 
+// Amounts are cumulative: each tick injects what the active time so far calls for minus what
+// was already injected, so totals are exact whatever the ticks' lengths.
+double due(double per_second, Clock::duration active) {
+  return per_second *
+         static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(active).count()) /
+         1e9;
+}
+
 struct ErrorRule {
   const PmaAttribute* attribute;
   std::string field;
   double per_second;
-  double carry = 0;
+  Clock::duration active{};
+  uint64_t injected = 0;
 };
 
 struct Target {
@@ -45,7 +54,9 @@ struct Direction {
   size_t from;
   size_t to;
   double bytes_per_s;
-  double carry_bytes = 0;
+  Clock::duration active{};  // time both ends were readable
+  uint64_t dwords = 0;
+  uint64_t pkts = 0;
 };
 
 class Generator {
@@ -69,7 +80,7 @@ class Generator {
       if (peer == index.end() || options_.utilization <= 0) continue;
       auto rate = link_bytes_per_second(p.width, p.speed);
       if (!rate) return Err("unknown link rate {} {} at {}[{}]", p.width, p.speed, p.node, p.port);
-      directions_.push_back(Direction{i, peer->second, *rate * options_.utilization});
+      directions_.push_back(Direction{i, peer->second, *rate * options_.utilization, {}, 0, 0});
     }
     return attach_error_rules();
   }
@@ -88,7 +99,7 @@ class Generator {
         now = start + std::chrono::duration_cast<Clock::duration>(
                           std::chrono::duration<double>(*options_.duration_s));
       }
-      if (auto ticked = tick(std::chrono::duration<double>(now - last).count()); !ticked) {
+      if (auto ticked = tick(now - last); !ticked) {
         return Error{ticked.error()};
       }
       last = now;
@@ -108,7 +119,7 @@ class Generator {
                            (spec.where->port != 0 && spec.where->port != t.port->port))) {
           continue;
         }
-        t.rules.push_back(ErrorRule{attribute, spec.field, spec.per_second});
+        t.rules.push_back(ErrorRule{attribute, spec.field, spec.per_second, {}, 0});
         ++matched;
       }
       if (matched == 0) {
@@ -148,14 +159,18 @@ class Generator {
     lines_.push_back(set_line(*t.port, attribute, field, value));
   }
 
-  void move_traffic(double dt) {
+  void move_traffic(Clock::duration dt) {
     for (auto& d : directions_) {
       if (!targets_[d.from].readable || !targets_[d.to].readable) continue;
-      const double bytes = d.bytes_per_s * dt + d.carry_bytes;
-      const auto dwords = static_cast<uint64_t>(bytes / 4);
-      d.carry_bytes = bytes - static_cast<double>(dwords) * 4;
+      d.active += dt;
+      const auto dwords_due = static_cast<uint64_t>(due(d.bytes_per_s, d.active) / 4);
+      const uint64_t pkts_due =
+          (dwords_due * 4 + options_.packet_bytes - 1) / options_.packet_bytes;
+      const uint64_t dwords = dwords_due - d.dwords;
+      const uint64_t pkts = pkts_due - d.pkts;
       if (dwords == 0) continue;
-      const uint64_t pkts = (dwords * 4 + options_.packet_bytes - 1) / options_.packet_bytes;
+      d.dwords = dwords_due;
+      d.pkts = pkts_due;
       for (std::string_view attribute : {"PortCounters", "PortCountersExtended"}) {
         add(d.from, attribute, "PortXmitData", dwords);
         add(d.from, attribute, "PortXmitPkts", pkts);
@@ -171,21 +186,22 @@ class Generator {
     }
   }
 
-  void inject_errors(double dt) {
+  void inject_errors(Clock::duration dt) {
     for (size_t i = 0; i < targets_.size(); ++i) {
       if (!targets_[i].readable) continue;
       for (auto& r : targets_[i].rules) {
-        const double due = r.per_second * dt + r.carry;
-        const auto n = static_cast<uint64_t>(due);
-        r.carry = due - static_cast<double>(n);
+        r.active += dt;
+        const auto total = static_cast<uint64_t>(due(r.per_second, r.active));
+        const uint64_t n = total - r.injected;
         if (n == 0) continue;
+        r.injected = total;
         add(i, r.attribute->name, r.field, n);
         report_.ports[i].errors[fmt::format("{}.{}", r.attribute->name, r.field)] += n;
       }
     }
   }
 
-  Status tick(double dt) {
+  Status tick(Clock::duration dt) {
     size_t unreadable = 0;
     for (auto& t : targets_) {
       auto read = read_counters(t);

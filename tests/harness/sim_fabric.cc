@@ -1,0 +1,146 @@
+#include "sim_fabric.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <stdexcept>
+
+namespace ibpulse::testing {
+namespace {
+
+SimFabric* g_fabric = nullptr;
+std::unique_ptr<SimFabric> g_owned;
+
+std::string unique_suffix() {
+  std::random_device rd;
+  return fmt::format("{}-{:04x}", ::getpid(), rd() & 0xffff);
+}
+
+}  // namespace
+
+sim::CommandOutput run_ibpulse(const std::vector<std::string>& args,
+                               std::chrono::milliseconds timeout, const sim::EnvVars& env) {
+  std::vector<std::string> argv = {IBPULSE_BINARY_FOR_TESTS};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto result = sim::run_command(argv, env, timeout);
+  if (!result) throw std::runtime_error(result.error());
+  return *result;
+}
+
+uint64_t perfquery_field(const std::string& text, const std::string& field) {
+  const auto at = text.find(field + ":");
+  if (at == std::string::npos) throw std::runtime_error("no " + field + " in:\n" + text);
+  const auto value = text.find_first_not_of('.', at + field.size() + 1);
+  return std::stoull(text.substr(value), nullptr, 0);
+}
+
+std::unique_ptr<SimFabric> SimFabric::up(const std::string& label,
+                                         const std::vector<std::string>& extra_args) {
+  std::unique_ptr<SimFabric> f(new SimFabric());
+  f->name_ = fmt::format("{}-{}", label, unique_suffix());
+  f->root_ = std::filesystem::temp_directory_path() / ("ibpulse-test-" + f->name_);
+  std::vector<std::string> args = {"sim",
+                                   "up",
+                                   "--json",
+                                   "--name",
+                                   f->name_,
+                                   "--root",
+                                   f->root_.string(),
+                                   "--owner-pid",
+                                   std::to_string(::getpid())};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  const auto out = run_ibpulse(args, std::chrono::minutes(5));
+  if (out.exit_code != 0) {
+    throw std::runtime_error(fmt::format("sim up failed ({}): {}", out.exit_code, out.err));
+  }
+  f->up_ = true;
+  const auto state = nlohmann::json::parse(out.out);
+  f->socket_name_ = state.at("socket_name").get<std::string>();
+  const auto ports = nlohmann::json::parse(std::ifstream(f->run_dir() / "ports.json"));
+  for (const auto& p : ports) {
+    PortInfo info;
+    info.node = p.at("node").get<std::string>();
+    info.port = p.at("port").get<unsigned>();
+    info.lid = p.at("lid").get<unsigned>();
+    info.node_guid = std::stoull(p.at("node_guid").get<std::string>(), nullptr, 16);
+    info.state = p.at("state").get<std::string>();
+    info.remote_node = p.value("remote_node", "");
+    info.remote_port = p.value("remote_port", 0u);
+    f->ports_.push_back(std::move(info));
+  }
+  return f;
+}
+
+SimFabric::~SimFabric() {
+  down();
+}
+
+void SimFabric::down() {
+  if (!up_) return;
+  up_ = false;
+  run_ibpulse({"sim", "down", "--name", name_, "--root", root_.string()});
+  std::error_code ec;
+  std::filesystem::remove_all(root_, ec);
+}
+
+const PortInfo& SimFabric::port(const std::string& node, unsigned port) const {
+  for (const auto& p : ports_) {
+    if (p.node == node && p.port == port) return p;
+  }
+  throw std::runtime_error(fmt::format("no port {}[{}] in fabric {}", node, port, name_));
+}
+
+unsigned SimFabric::lid(const std::string& node, unsigned p) const {
+  return port(node, p).lid;
+}
+
+sim::CommandOutput SimFabric::sim(const std::string& verb,
+                                  const std::vector<std::string>& args) const {
+  std::vector<std::string> argv = {"sim", verb, "--name", name_, "--root", root_.string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_ibpulse(argv);
+}
+
+sim::CommandOutput SimFabric::exec(const std::vector<std::string>& command) const {
+  std::vector<std::string> args = {"--"};
+  args.insert(args.end(), command.begin(), command.end());
+  return sim("exec", args);
+}
+
+void SimFabric::set(const std::string& line) const {
+  const auto out = sim("set", {line});
+  if (out.exit_code != 0) throw std::runtime_error("console rejected '" + line + "': " + out.err);
+}
+
+uint64_t SimFabric::perfquery(const std::string& node, unsigned p, const std::string& field,
+                              bool extended) const {
+  std::vector<std::string> cmd = {"perfquery"};
+  if (extended) cmd.push_back("-x");
+  cmd.push_back(std::to_string(lid(node, p)));
+  cmd.push_back(std::to_string(p));
+  const auto out = exec(cmd);
+  if (out.exit_code != 0) {
+    throw std::runtime_error(fmt::format("perfquery {}[{}] failed: {}", node, p, out.err));
+  }
+  return perfquery_field(out.out, field);
+}
+
+void SimFabricEnvironment::SetUp() {
+  g_owned = SimFabric::up("env", extra_args_);
+  g_fabric = g_owned.get();
+}
+
+void SimFabricEnvironment::TearDown() {
+  g_fabric = nullptr;
+  g_owned.reset();
+}
+
+SimFabric& SimFabricEnvironment::fabric() {
+  if (g_fabric == nullptr) throw std::runtime_error("no fabric: SimFabricEnvironment not set up");
+  return *g_fabric;
+}
+
+}  // namespace ibpulse::testing

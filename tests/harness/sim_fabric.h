@@ -1,0 +1,99 @@
+#pragma once
+// A simulated fabric for one test binary: brought up with `ibpulse sim up --owner-pid` (so it
+// goes away even if the test crashes), torn down on every normal exit path.
+//
+//   int main(int argc, char** argv) {
+//     ::testing::InitGoogleTest(&argc, argv);
+//     ::testing::AddGlobalTestEnvironment(new ibpulse::testing::SimFabricEnvironment());
+//     return RUN_ALL_TESTS();
+//   }
+//   ... SimFabricEnvironment::fabric().lid("Hca1", 1)
+//
+// Thread safety: use from the test's main thread.
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ibpulse/sim/process.h"
+
+namespace ibpulse::testing {
+
+// Runs the ibpulse binary under test.
+sim::CommandOutput run_ibpulse(const std::vector<std::string>& args,
+                               std::chrono::milliseconds timeout = std::chrono::seconds(120),
+                               const sim::EnvVars& env = {});
+
+struct PortInfo {
+  std::string node;
+  unsigned port = 0;
+  unsigned lid = 0;
+  uint64_t node_guid = 0;
+  std::string state;
+  std::string remote_node;
+  unsigned remote_port = 0;
+};
+
+class SimFabric {
+ public:
+  // A unique fabric name per call, under a private root folder; `extra_args` go to `sim up`.
+  static std::unique_ptr<SimFabric> up(const std::string& label,
+                                       const std::vector<std::string>& extra_args = {});
+  ~SimFabric();
+  SimFabric(const SimFabric&) = delete;
+  SimFabric& operator=(const SimFabric&) = delete;
+
+  const std::string& name() const { return name_; }
+  const std::filesystem::path& root() const { return root_; }
+  std::filesystem::path run_dir() const { return root_ / name_; }
+  const std::string& socket_name() const { return socket_name_; }
+
+  // The LID that addresses a port's PMA (a switch port: the switch's port-0 LID).
+  unsigned lid(const std::string& node, unsigned port) const;
+  const PortInfo& port(const std::string& node, unsigned port) const;
+  const std::vector<PortInfo>& ports() const { return ports_; }
+
+  // `ibpulse sim <verb> --name <this> --root <root> args...`
+  sim::CommandOutput sim(const std::string& verb, const std::vector<std::string>& args = {}) const;
+  // `ibpulse sim exec ... -- command...`
+  sim::CommandOutput exec(const std::vector<std::string>& command) const;
+  // A console line that must succeed.
+  void set(const std::string& line) const;
+  // One field of `perfquery [-x] LID PORT` output, attached to this fabric.
+  uint64_t perfquery(const std::string& node, unsigned port, const std::string& field,
+                     bool extended = false) const;
+
+  // Stops the fabric now (the destructor does it otherwise).
+  void down();
+
+ private:
+  SimFabric() = default;
+  std::string name_;
+  std::filesystem::path root_;
+  std::string socket_name_;
+  std::vector<PortInfo> ports_;
+  bool up_ = false;
+};
+
+// One fabric shared by the tests of a binary.
+class SimFabricEnvironment : public ::testing::Environment {
+ public:
+  explicit SimFabricEnvironment(std::vector<std::string> extra_args = {})
+      : extra_args_(std::move(extra_args)) {}
+  void SetUp() override;
+  void TearDown() override;
+  static SimFabric& fabric();
+
+ private:
+  std::vector<std::string> extra_args_;
+};
+
+// Field value from perfquery's "Name:......value" text; throws when absent.
+uint64_t perfquery_field(const std::string& text, const std::string& field);
+
+}  // namespace ibpulse::testing
