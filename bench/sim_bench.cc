@@ -50,7 +50,7 @@ void BM_ParseDump(benchmark::State& state) {
     auto ports = parse_dump(dump);
     benchmark::DoNotOptimize(ports);
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * dump.size()));
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(dump.size()));
 }
 BENCHMARK(BM_ParseDump)->Unit(benchmark::kMillisecond);
 

@@ -1,8 +1,12 @@
 // ibpulse: InfiniBand counter telemetry collector and exporter.
+#include <fmt/format.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <string>
+#include <vector>
 
 #include "cli_support.h"
 #include "commands.h"
@@ -13,6 +17,47 @@ constexpr const char* kDescription =
     "ibpulse polls the Performance Management Agent of every port of an InfiniBand fabric and "
     "exports exact 64-bit counters to Prometheus and SNMP.\n\n"
     "Try it without hardware: `ibpulse demo` brings up a simulated fabric (ibsim + opensm).";
+
+// CLI11 says only "A subcommand is required" when a command name is misspelt: name the word
+// it did not know and the commands it knows.
+std::string explain_missing_subcommand(CLI::App& app, int argc, char** argv) {
+  CLI::App* deepest = &app;
+  for (bool descended = true; descended;) {
+    descended = false;
+    for (CLI::App* sub : deepest->get_subcommands()) {
+      deepest = sub;
+      descended = true;
+      break;
+    }
+  }
+  std::vector<std::string> known;
+  for (const CLI::App* sub : deepest->get_subcommands({})) {
+    if (!sub->get_group().empty()) known.push_back(sub->get_name());
+  }
+  const std::string path = deepest == &app ? "ibpulse" : "ibpulse " + deepest->get_name();
+  int first = 1;
+  for (int i = 1; deepest != &app && i < argc; ++i) {
+    if (deepest->get_name() == argv[i]) first = i + 1;
+  }
+  for (int i = first; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.starts_with("-")) {
+      // Skip an option's value: `--log.level debug` is not a command.
+      const CLI::Option* option =
+          word.find('=') == std::string::npos ? deepest->get_option_no_throw(word) : nullptr;
+      if (option == nullptr && deepest != &app && word.find('=') == std::string::npos) {
+        option = app.get_option_no_throw(word);
+      }
+      if (option != nullptr && option->get_expected_min() > 0) ++i;
+      continue;
+    }
+    if (std::find(known.begin(), known.end(), word) == known.end()) {
+      return fmt::format("unknown command '{}' for '{}'; commands: {}", word, path,
+                         fmt::join(known, ", "));
+    }
+  }
+  return fmt::format("'{}' needs a command: {}", path, fmt::join(known, ", "));
+}
 
 }  // namespace
 
@@ -50,6 +95,13 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const CLI::RequiredError& e) {
+    if (std::string_view(e.what()).find("subcommand") == std::string_view::npos) {
+      fmt::print(stderr, "ibpulse: {} (see --help)\n", e.what());
+    } else {
+      fmt::print(stderr, "ibpulse: {} (see --help)\n", explain_missing_subcommand(app, argc, argv));
+    }
+    return kUsage;
   } catch (const CLI::ParseError& e) {
     fmt::print(stderr, "ibpulse: {} (see --help)\n", e.what());
     return kUsage;

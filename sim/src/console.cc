@@ -101,12 +101,13 @@ std::optional<std::string> find_rejection(std::string_view reply) {
   return std::nullopt;
 }
 
-Result<std::string> Console::send(const std::string& line, std::chrono::milliseconds timeout) {
+Result<std::string> Console::send(const std::string& line,
+                                  std::chrono::milliseconds timeout) const {
   return send(std::span<const std::string>(&line, 1), timeout);
 }
 
 Result<std::string> Console::send(std::span<const std::string> lines,
-                                  std::chrono::milliseconds timeout) {
+                                  std::chrono::milliseconds timeout) const {
   for (const auto& l : lines) {
     if (l.find('\n') != std::string::npos) return Err("a console line cannot contain a newline");
     // ibsim echoes comment lines through printf: a '%' there would be read as a format.

@@ -24,7 +24,7 @@ std::string read_text(const std::filesystem::path& path) {
 }
 
 std::string tail(const std::filesystem::path& path, size_t lines) {
-  const std::string text = read_text(path);
+  std::string text = read_text(path);
   size_t pos = text.size();
   for (size_t n = 0; n <= lines && pos > 0; ++n) {
     pos = text.rfind('\n', pos - 1);

@@ -58,6 +58,14 @@ TEST(Cli, BadArgumentsGiveOneLineAndExitTwo) {
   }
 }
 
+TEST(Cli, AMisspeltCommandIsNamed) {
+  const auto top = run_ibpulse({"frobnicate"});
+  EXPECT_NE(top.err.find("unknown command 'frobnicate'"), std::string::npos) << top.err;
+  const auto sim = run_ibpulse({"--log.level", "debug", "sim", "upp"});
+  EXPECT_NE(sim.err.find("unknown command 'upp' for 'ibpulse sim'"), std::string::npos) << sim.err;
+  EXPECT_NE(sim.err.find("link-down"), std::string::npos) << "lists the commands it knows";
+}
+
 TEST(Cli, VersionIsPrinted) {
   const auto out = run_ibpulse({"--version"});
   EXPECT_EQ(out.exit_code, 0);

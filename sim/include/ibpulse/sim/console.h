@@ -32,9 +32,9 @@ class Console {
   // Fails when ibsim is gone, does not answer within `timeout`, or rejects a line (the error
   // carries ibsim's own message).
   Result<std::string> send(std::span<const std::string> lines,
-                           std::chrono::milliseconds timeout = std::chrono::seconds(30));
+                           std::chrono::milliseconds timeout = std::chrono::seconds(30)) const;
   Result<std::string> send(const std::string& line,
-                           std::chrono::milliseconds timeout = std::chrono::seconds(30));
+                           std::chrono::milliseconds timeout = std::chrono::seconds(30)) const;
 
  private:
   ConsolePaths paths_;
