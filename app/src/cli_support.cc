@@ -25,6 +25,22 @@ double now_seconds() {
 
 }  // namespace
 
+std::filesystem::path fabric_root(const FabricOptions& options) {
+  return options.root.empty() ? sim::default_root() : std::filesystem::path(options.root);
+}
+
+Result<sim::FabricState> running_fabric(const FabricOptions& options) {
+  auto s = sim::load(fabric_root(options), options.name);
+  if (!s) return s;
+  if (!sim::is_running(s->ibsim)) {
+    return Err(
+        "fabric '{}' is not running (ibsim pid {} is gone); `ibpulse sim down --name {}` "
+        "cleans up",
+        options.name, s->ibsim.pid, options.name);
+  }
+  return s;
+}
+
 int fail(std::string_view message) {
   fmt::print(stderr, "ibpulse: {}\n", message);
   return kFailed;
@@ -54,18 +70,10 @@ Status run_as_client(const sim::FabricState& fabric) {
                    std::string(asan ? asan : "") + (asan && *asan ? ":" : "") +
                        "verify_asan_link_order=0:suppressions=" + IBPULSE_ASAN_SUPPRESSIONS);
 #endif
-  std::vector<std::string> env_strings = sim::merged_environment(env);
-  std::vector<char*> envp;
-  for (auto& e : env_strings)
-    envp.push_back(e.data());
-  envp.push_back(nullptr);
-  std::vector<char*> argv;
-  for (auto& a : g_args)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const auto self = sim::self_executable();
-  ::execve(self.c_str(), argv.data(), envp.data());
-  return Err("cannot re-run {} as a fabric client: {}", self.string(), std::strerror(errno));
+  auto self = g_args;
+  self.front() = sim::self_executable().string();
+  auto replaced = sim::replace_process(self, env);
+  return Err("cannot re-run ibpulse as a fabric client: {}", replaced.error());
 }
 
 const std::atomic<bool>& install_stop_signals() {

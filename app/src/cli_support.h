@@ -10,6 +10,18 @@
 
 namespace ibpulse::cli {
 
+// Options every `sim` subcommand shares.
+struct FabricOptions {
+  std::string name;
+  std::string root;
+};
+
+// --root, or the default folder of fabrics.
+std::filesystem::path fabric_root(const FabricOptions& options);
+
+// The named fabric, if it exists and its ibsim is running.
+Result<sim::FabricState> running_fabric(const FabricOptions& options);
+
 // Exit codes: 0 success, 1 the operation failed, 2 bad usage.
 inline constexpr int kFailed = 1;
 inline constexpr int kUsage = 2;

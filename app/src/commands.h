@@ -6,15 +6,11 @@
 #include <functional>
 #include <string>
 
+#include "cli_support.h"
+
 namespace ibpulse::cli {
 
 using Action = std::function<int()>;
-
-// Options every `sim` subcommand shares.
-struct FabricOptions {
-  std::string name;
-  std::string root;
-};
 
 // Adds --name (required unless `name_optional`) and --root to a subcommand.
 void add_fabric_options(CLI::App& sub, FabricOptions& options, bool name_optional = false);

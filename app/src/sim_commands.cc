@@ -18,10 +18,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::filesystem::path root_of(const FabricOptions& o) {
-  return o.root.empty() ? sim::default_root() : std::filesystem::path(o.root);
-}
-
 Result<sim::Topology> choose_topology(const std::string& file, size_t hosts, unsigned radix) {
   if (!file.empty()) {
     std::ifstream in(file);
@@ -57,7 +53,7 @@ int run_up(const FabricOptions& fo, const std::string& topology_file, size_t hos
   Progress progress;
   sim::UpOptions o;
   o.name = fo.name;
-  o.root = root_of(fo);
+  o.root = fabric_root(fo);
   o.topology = std::move(*topology);
   o.subnet_manager = !no_sm;
   if (owner > 0) o.owner_pid = owner;
@@ -82,7 +78,7 @@ int run_up(const FabricOptions& fo, const std::string& topology_file, size_t hos
 }
 
 int run_down(const FabricOptions& fo) {
-  auto report = sim::down(root_of(fo), fo.name);
+  auto report = sim::down(fabric_root(fo), fo.name);
   if (!report) return fail(report.error());
   fmt::print(stderr, "fabric '{}' is down{}{}\n", fo.name,
              report->stopped.empty() ? "" : ": stopped ", fmt::join(report->stopped, ", "));
@@ -105,11 +101,11 @@ nlohmann::json status_json(const sim::FabricState& s) {
 int run_status(const FabricOptions& fo, bool json) {
   std::vector<sim::FabricState> fabrics;
   if (!fo.name.empty()) {
-    auto s = sim::load(root_of(fo), fo.name);
+    auto s = sim::load(fabric_root(fo), fo.name);
     if (!s) return fail(s.error());
     fabrics.push_back(std::move(*s));
   } else {
-    fabrics = sim::list(root_of(fo));
+    fabrics = sim::list(fabric_root(fo));
   }
   if (json) {
     nlohmann::json out = nlohmann::json::array();
@@ -118,7 +114,8 @@ int run_status(const FabricOptions& fo, bool json) {
     fmt::print("{}\n", out.dump(2));
     return 0;
   }
-  if (fabrics.empty()) fmt::print(stderr, "no simulated fabric under {}\n", root_of(fo).string());
+  if (fabrics.empty())
+    fmt::print(stderr, "no simulated fabric under {}\n", fabric_root(fo).string());
   for (const auto& s : fabrics) {
     fmt::print("{:<20} {:<8} {:>6} nodes {:>7} ports  {}\n", s.name,
                sim::is_running(s.ibsim) ? "up" : "dead", s.nodes, s.ports, s.paths.dir.string());
@@ -127,25 +124,15 @@ int run_status(const FabricOptions& fo, bool json) {
 }
 
 int run_exec(const FabricOptions& fo, const std::string& host, std::vector<std::string> command) {
-  auto s = sim::load(root_of(fo), fo.name);
+  auto s = running_fabric(fo);
   if (!s) return fail(s.error());
-  if (!sim::is_running(s->ibsim)) return fail(fmt::format("fabric '{}' is not running", fo.name));
-  auto env = sim::merged_environment(
-      sim::client_env(*s, host.empty() ? std::nullopt : std::optional<std::string>(host)));
-  // Everything exec needs is built before fork: the child must not allocate.
-  std::vector<char*> argv, envp;
-  for (auto& a : command)
-    argv.push_back(a.data());
-  argv.push_back(nullptr);
-  for (auto& e : env)
-    envp.push_back(e.data());
-  envp.push_back(nullptr);
+  const auto env =
+      sim::client_env(*s, host.empty() ? std::nullopt : std::optional<std::string>(host));
   const pid_t child = ::fork();
   if (child < 0) return fail("fork failed");
   if (child == 0) {
-    ::execvpe(argv[0], argv.data(), envp.data());
-    const int e = errno;
-    ::dprintf(STDERR_FILENO, "ibpulse: cannot run %s: %s\n", argv[0], std::strerror(e));
+    auto replaced = sim::replace_process(command, env);
+    fmt::print(stderr, "ibpulse: {}\n", replaced.error());
     ::_exit(127);
   }
   if (auto ref = sim::process_ref(child)) sim::register_client(*s, *ref);
@@ -157,7 +144,7 @@ int run_exec(const FabricOptions& fo, const std::string& host, std::vector<std::
 }
 
 int run_set(const FabricOptions& fo, const std::vector<std::string>& lines) {
-  auto s = sim::load(root_of(fo), fo.name);
+  auto s = running_fabric(fo);
   if (!s) return fail(s.error());
   auto reply = sim::console(*s).send(lines);
   if (!reply) return fail(reply.error());
@@ -170,11 +157,11 @@ int run_set(const FabricOptions& fo, const std::vector<std::string>& lines) {
 int run_watch(const FabricOptions& fo, pid_t owner_pid) {
   const auto owner = sim::process_ref(owner_pid);
   while (true) {
-    auto s = sim::load(root_of(fo), fo.name);
+    auto s = sim::load(fabric_root(fo), fo.name);
     if (!s || !sim::is_running(s->ibsim)) return 0;  // stopped by someone else
     if (!owner || !sim::is_running(*owner)) {
       spdlog::info("owner process {} is gone: stopping fabric '{}'", owner_pid, fo.name);
-      auto report = sim::down(root_of(fo), fo.name);
+      auto report = sim::down(fabric_root(fo), fo.name);
       return report ? 0 : fail(report.error());
     }
     std::this_thread::sleep_for(200ms);

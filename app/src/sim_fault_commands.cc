@@ -16,14 +16,6 @@ struct FaultArgs {
   std::string port;
 };
 
-Result<sim::FabricState> running_fabric(const FabricOptions& fo) {
-  auto s =
-      sim::load(fo.root.empty() ? sim::default_root() : std::filesystem::path(fo.root), fo.name);
-  if (!s) return s;
-  if (!sim::is_running(s->ibsim)) return Err("fabric '{}' is not running", fo.name);
-  return s;
-}
-
 int run_error(const FaultArgs& a, unsigned rate) {
   auto spec = sim::parse_port_spec(a.port, true);
   if (!spec) return fail(spec.error());

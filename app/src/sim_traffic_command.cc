@@ -66,10 +66,8 @@ int run_traffic(const TrafficArgs& a) {
   if (o.utilization == 0 && o.errors.empty()) {
     return fail("nothing to generate: give --utilization above 0 or --errors");
   }
-  auto s = sim::load(a.fo.root.empty() ? sim::default_root() : std::filesystem::path(a.fo.root),
-                     a.fo.name);
+  auto s = running_fabric(a.fo);
   if (!s) return fail(s.error());
-  if (!sim::is_running(s->ibsim)) return fail(fmt::format("fabric '{}' is not running", a.fo.name));
   if (auto attached = run_as_client(*s); !attached) return fail(attached.error());
   // Registered as a client, so `sim down` stops a generator left running.
   if (auto self = sim::process_ref(::getpid())) sim::register_client(*s, *self);

@@ -168,6 +168,13 @@ Result<CommandOutput> run_command(const std::vector<std::string>& argv, const En
   return result;
 }
 
+Status replace_process(const std::vector<std::string>& argv, const EnvVars& env) {
+  if (argv.empty()) return Err("nothing to run");
+  ExecArgs args(argv, merged_environment(env));
+  ::execve(args.path(), args.argv(), args.envp());
+  return Err("cannot run {}: {}", argv[0], std::strerror(errno));
+}
+
 std::optional<std::filesystem::path> find_program(std::string_view name) {
   if (name.find('/') != std::string_view::npos) {
     if (::access(std::string(name).c_str(), X_OK) == 0) return std::filesystem::path(name);

@@ -58,6 +58,10 @@ struct CommandOutput {
 Result<CommandOutput> run_command(const std::vector<std::string>& argv, const EnvVars& env,
                                   std::chrono::milliseconds timeout);
 
+// Replaces this process with `argv` (searched in $PATH) and this environment plus `env`.
+// Returns only when that fails.
+Status replace_process(const std::vector<std::string>& argv, const EnvVars& env);
+
 // The environment of this process with `env` applied, as execve wants it.
 std::vector<std::string> merged_environment(const EnvVars& env);
 
