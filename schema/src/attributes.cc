@@ -21,6 +21,7 @@ constexpr std::array kAttributes = {
     AttributeInfo{Attribute::kPortVLXmitWaitCounters, "PortVLXmitWaitCounters"},
     AttributeInfo{Attribute::kPortCountersExtended, "PortCountersExtended"},
     AttributeInfo{Attribute::kPortSamplesResultExtended, "PortSamplesResultExtended"},
+    AttributeInfo{Attribute::kPortExtendedSpeedsCounters, "PortExtendedSpeedsCounters"},
 };
 
 }  // namespace

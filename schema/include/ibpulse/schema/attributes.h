@@ -27,6 +27,7 @@ enum class Attribute : uint16_t {
   kPortVLXmitWaitCounters = 0x1C,
   kPortCountersExtended = 0x1D,
   kPortSamplesResultExtended = 0x1E,
+  kPortExtendedSpeedsCounters = 0x1F,
 };
 
 struct AttributeInfo {

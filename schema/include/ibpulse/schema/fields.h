@@ -1,0 +1,74 @@
+#pragma once
+// The counter schema: every PMA field ibpulse reads, declared once. Decoders, accumulators,
+// exporters, MIB tests and docs/metrics.md are driven by this table; adding a counter is one
+// line. Offsets are bits from the start of the attribute data (MAD byte 64), numbered as the
+// IBA spec does (most significant bit of byte 0 first). Names are the IBA field names exactly
+// as perfquery prints them. Samples stay raw: `scale` is applied once, in the converters.
+//
+// Thread safety: constants and pure functions only.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "ibpulse/schema/attributes.h"
+
+namespace ibpulse::schema {
+
+// What a field counts, after scaling by `scale`.
+enum class Unit : uint8_t {
+  kEvents,   // errors, discards, link events
+  kBytes,    // data counters (raw: 4-byte words, scale 4)
+  kPackets,  // packet counters
+  kTicks,    // PortXmitWait: ticks with data to send but no credit
+  kBlocks,   // FEC blocks
+};
+
+// The capability a field needs before it may be read (ClassPortInfo, pma-facts.md).
+enum class Requires : uint8_t {
+  kNothing,
+  kExtendedWidth,       // CapabilityMask 0x200 or 0x400: the four 64-bit data counters
+  kExtendedWidthFull,   // CapabilityMask 0x200: 64-bit unicast/multicast packet counters
+  kAdditionalExtended,  // CapabilityMask2 bit 1: 64-bit error counters
+  kXmitWait,            // CapabilityMask 0x1000
+  kQp1Dropped,          // CapabilityMask 0x8000
+};
+
+// Which select mask of the attribute clears the field on a Set.
+enum class SelectMask : uint8_t { kNone, kCounterSelect, kCounterSelect2 };
+
+struct Field {
+  Attribute attribute;
+  std::string_view name;
+  uint16_t bit_offset;
+  uint8_t width;  // bits, 2..64
+  SelectMask select;
+  uint8_t select_bit;  // bit within that mask (bit 0 = least significant)
+  uint8_t scale;       // raw x scale = value in `unit`
+  Unit unit;
+  Requires requires_capability;
+
+  // Narrow counters stop at all ones instead of wrapping; 64-bit ones never get there.
+  bool latches() const { return width < 64; }
+};
+
+// Every field, grouped by attribute in the order of the attribute's layout.
+std::span<const Field> all_fields();
+
+// The fields of one attribute (empty for an attribute without counters).
+std::span<const Field> fields_of(Attribute attribute);
+
+std::optional<Field> find_field(Attribute attribute, std::string_view name);
+
+// Reads `width` bits at `bit_offset` (IBA bit order) from attribute data; 0 past the end.
+uint64_t extract_bits(std::span<const uint8_t> data, unsigned bit_offset, unsigned width);
+
+// The CounterSelect / CounterSelect2 masks that clear exactly `fields` with a Set.
+struct SelectMasks {
+  uint64_t counter_select = 0;
+  uint64_t counter_select2 = 0;
+};
+SelectMasks select_masks_for(std::span<const Field> fields);
+
+}  // namespace ibpulse::schema

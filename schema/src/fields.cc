@@ -1,0 +1,390 @@
+#include "ibpulse/schema/fields.h"
+
+#include <algorithm>
+#include <array>
+#include <cassert>
+
+namespace ibpulse::schema {
+namespace {
+
+constexpr Field F(Attribute attribute, std::string_view name, uint16_t bit_offset, uint8_t width,
+                  SelectMask select, uint8_t select_bit, uint8_t scale, Unit unit,
+                  Requires requires_capability) {
+  return Field{attribute, name, bit_offset,         width, select, select_bit,
+               scale,     unit, requires_capability};
+}
+
+using enum Attribute;
+using enum Unit;
+using enum Requires;
+
+// Layouts: IBA vol. 1 16.1.3 and 16.1.4 (see ../shared/reference/pma-facts.md). QP1Dropped is
+// bytes 20-21 of PortCounters: libibmad v44 decodes it from VL15Dropped's bytes 22-23.
+// PortCountersExtended's CounterSelect2 is 32 bits at byte 4; PortExtendedSpeedsCounters'
+// CounterSelect is 64 bits at byte 8 (the pre-RS-FEC layout).
+constexpr std::array kFields = {
+    // PortCounters
+    F(kPortCounters, "SymbolErrorCounter", 32, 16, SelectMask::kCounterSelect, 0, 1, kEvents,
+      kNothing),
+    F(kPortCounters, "LinkErrorRecoveryCounter", 48, 8, SelectMask::kCounterSelect, 1, 1, kEvents,
+      kNothing),
+    F(kPortCounters, "LinkDownedCounter", 56, 8, SelectMask::kCounterSelect, 2, 1, kEvents,
+      kNothing),
+    F(kPortCounters, "PortRcvErrors", 64, 16, SelectMask::kCounterSelect, 3, 1, kEvents, kNothing),
+    F(kPortCounters, "PortRcvRemotePhysicalErrors", 80, 16, SelectMask::kCounterSelect, 4, 1,
+      kEvents, kNothing),
+    F(kPortCounters, "PortRcvSwitchRelayErrors", 96, 16, SelectMask::kCounterSelect, 5, 1, kEvents,
+      kNothing),
+    F(kPortCounters, "PortXmitDiscards", 112, 16, SelectMask::kCounterSelect, 6, 1, kEvents,
+      kNothing),
+    F(kPortCounters, "PortXmitConstraintErrors", 128, 8, SelectMask::kCounterSelect, 7, 1, kEvents,
+      kNothing),
+    F(kPortCounters, "PortRcvConstraintErrors", 136, 8, SelectMask::kCounterSelect, 8, 1, kEvents,
+      kNothing),
+    F(kPortCounters, "LocalLinkIntegrityErrors", 152, 4, SelectMask::kCounterSelect, 9, 1, kEvents,
+      kNothing),
+    F(kPortCounters, "ExcessiveBufferOverrunErrors", 156, 4, SelectMask::kCounterSelect, 10, 1,
+      kEvents, kNothing),
+    F(kPortCounters, "QP1Dropped", 160, 16, SelectMask::kCounterSelect2, 1, 1, kEvents,
+      kQp1Dropped),
+    F(kPortCounters, "VL15Dropped", 176, 16, SelectMask::kCounterSelect, 11, 1, kEvents, kNothing),
+    F(kPortCounters, "PortXmitData", 192, 32, SelectMask::kCounterSelect, 12, 4, kBytes, kNothing),
+    F(kPortCounters, "PortRcvData", 224, 32, SelectMask::kCounterSelect, 13, 4, kBytes, kNothing),
+    F(kPortCounters, "PortXmitPkts", 256, 32, SelectMask::kCounterSelect, 14, 1, kPackets,
+      kNothing),
+    F(kPortCounters, "PortRcvPkts", 288, 32, SelectMask::kCounterSelect, 15, 1, kPackets, kNothing),
+    F(kPortCounters, "PortXmitWait", 320, 32, SelectMask::kCounterSelect2, 0, 1, kTicks, kXmitWait),
+    // PortCountersExtended
+    F(kPortCountersExtended, "PortXmitData", 64, 64, SelectMask::kCounterSelect, 0, 4, kBytes,
+      kExtendedWidth),
+    F(kPortCountersExtended, "PortRcvData", 128, 64, SelectMask::kCounterSelect, 1, 4, kBytes,
+      kExtendedWidth),
+    F(kPortCountersExtended, "PortXmitPkts", 192, 64, SelectMask::kCounterSelect, 2, 1, kPackets,
+      kExtendedWidth),
+    F(kPortCountersExtended, "PortRcvPkts", 256, 64, SelectMask::kCounterSelect, 3, 1, kPackets,
+      kExtendedWidth),
+    F(kPortCountersExtended, "PortUnicastXmitPkts", 320, 64, SelectMask::kCounterSelect, 4, 1,
+      kPackets, kExtendedWidthFull),
+    F(kPortCountersExtended, "PortUnicastRcvPkts", 384, 64, SelectMask::kCounterSelect, 5, 1,
+      kPackets, kExtendedWidthFull),
+    F(kPortCountersExtended, "PortMulticastXmitPkts", 448, 64, SelectMask::kCounterSelect, 6, 1,
+      kPackets, kExtendedWidthFull),
+    F(kPortCountersExtended, "PortMulticastRcvPkts", 512, 64, SelectMask::kCounterSelect, 7, 1,
+      kPackets, kExtendedWidthFull),
+    F(kPortCountersExtended, "SymbolErrorCounter", 576, 64, SelectMask::kCounterSelect2, 0, 1,
+      kEvents, kAdditionalExtended),
+    F(kPortCountersExtended, "LinkErrorRecoveryCounter", 640, 64, SelectMask::kCounterSelect2, 1, 1,
+      kEvents, kAdditionalExtended),
+    F(kPortCountersExtended, "LinkDownedCounter", 704, 64, SelectMask::kCounterSelect2, 2, 1,
+      kEvents, kAdditionalExtended),
+    F(kPortCountersExtended, "PortRcvErrors", 768, 64, SelectMask::kCounterSelect2, 3, 1, kEvents,
+      kAdditionalExtended),
+    F(kPortCountersExtended, "PortRcvRemotePhysicalErrors", 832, 64, SelectMask::kCounterSelect2, 4,
+      1, kEvents, kAdditionalExtended),
+    F(kPortCountersExtended, "PortRcvSwitchRelayErrors", 896, 64, SelectMask::kCounterSelect2, 5, 1,
+      kEvents, kAdditionalExtended),
+    F(kPortCountersExtended, "PortXmitDiscards", 960, 64, SelectMask::kCounterSelect2, 6, 1,
+      kEvents, kAdditionalExtended),
+    F(kPortCountersExtended, "PortXmitConstraintErrors", 1024, 64, SelectMask::kCounterSelect2, 7,
+      1, kEvents, kAdditionalExtended),
+    F(kPortCountersExtended, "PortRcvConstraintErrors", 1088, 64, SelectMask::kCounterSelect2, 8, 1,
+      kEvents, kAdditionalExtended),
+    F(kPortCountersExtended, "LocalLinkIntegrityErrors", 1152, 64, SelectMask::kCounterSelect2, 9,
+      1, kEvents, kAdditionalExtended),
+    F(kPortCountersExtended, "ExcessiveBufferOverrunErrors", 1216, 64, SelectMask::kCounterSelect2,
+      10, 1, kEvents, kAdditionalExtended),
+    F(kPortCountersExtended, "VL15Dropped", 1280, 64, SelectMask::kCounterSelect2, 11, 1, kEvents,
+      kAdditionalExtended),
+    F(kPortCountersExtended, "PortXmitWait", 1344, 64, SelectMask::kCounterSelect2, 12, 1, kTicks,
+      kAdditionalExtended),
+    F(kPortCountersExtended, "QP1Dropped", 1408, 64, SelectMask::kCounterSelect2, 13, 1, kEvents,
+      kAdditionalExtended),
+    // PortRcvErrorDetails
+    F(kPortRcvErrorDetails, "PortLocalPhysicalErrors", 32, 16, SelectMask::kCounterSelect, 0, 1,
+      kEvents, kNothing),
+    F(kPortRcvErrorDetails, "PortMalformedPktErrors", 48, 16, SelectMask::kCounterSelect, 1, 1,
+      kEvents, kNothing),
+    F(kPortRcvErrorDetails, "PortBufferOverrunErrors", 64, 16, SelectMask::kCounterSelect, 2, 1,
+      kEvents, kNothing),
+    F(kPortRcvErrorDetails, "PortDLIDMappingErrors", 80, 16, SelectMask::kCounterSelect, 3, 1,
+      kEvents, kNothing),
+    F(kPortRcvErrorDetails, "PortVLMappingErrors", 96, 16, SelectMask::kCounterSelect, 4, 1,
+      kEvents, kNothing),
+    F(kPortRcvErrorDetails, "PortLoopingErrors", 112, 16, SelectMask::kCounterSelect, 5, 1, kEvents,
+      kNothing),
+    // PortXmitDiscardDetails
+    F(kPortXmitDiscardDetails, "PortInactiveDiscards", 32, 16, SelectMask::kCounterSelect, 0, 1,
+      kEvents, kNothing),
+    F(kPortXmitDiscardDetails, "PortNeighborMTUDiscards", 48, 16, SelectMask::kCounterSelect, 1, 1,
+      kEvents, kNothing),
+    F(kPortXmitDiscardDetails, "PortSwLifetimeLimitDiscards", 64, 16, SelectMask::kCounterSelect, 2,
+      1, kEvents, kNothing),
+    F(kPortXmitDiscardDetails, "PortSwHOQLifetimeLimitDiscards", 80, 16, SelectMask::kCounterSelect,
+      3, 1, kEvents, kNothing),
+    // PortOpRcvCounters
+    F(kPortOpRcvCounters, "PortOpRcvPkts", 32, 32, SelectMask::kCounterSelect, 0, 1, kPackets,
+      kNothing),
+    F(kPortOpRcvCounters, "PortOpRcvData", 64, 32, SelectMask::kCounterSelect, 1, 4, kBytes,
+      kNothing),
+    // PortFlowCtlCounters
+    F(kPortFlowCtlCounters, "PortXmitFlowPkts", 32, 32, SelectMask::kCounterSelect, 0, 1, kPackets,
+      kNothing),
+    F(kPortFlowCtlCounters, "PortRcvFlowPkts", 64, 32, SelectMask::kCounterSelect, 1, 1, kPackets,
+      kNothing),
+    // PortVLOpPackets
+    F(kPortVLOpPackets, "PortVLOpPackets0", 32, 16, SelectMask::kCounterSelect, 0, 1, kPackets,
+      kNothing),
+    F(kPortVLOpPackets, "PortVLOpPackets1", 48, 16, SelectMask::kCounterSelect, 1, 1, kPackets,
+      kNothing),
+    F(kPortVLOpPackets, "PortVLOpPackets2", 64, 16, SelectMask::kCounterSelect, 2, 1, kPackets,
+      kNothing),
+    F(kPortVLOpPackets, "PortVLOpPackets3", 80, 16, SelectMask::kCounterSelect, 3, 1, kPackets,
+      kNothing),
+    F(kPortVLOpPackets, "PortVLOpPackets4", 96, 16, SelectMask::kCounterSelect, 4, 1, kPackets,
+      kNothing),
+    F(kPortVLOpPackets, "PortVLOpPackets5", 112, 16, SelectMask::kCounterSelect, 5, 1, kPackets,
+      kNothing),
+    F(kPortVLOpPackets, "PortVLOpPackets6", 128, 16, SelectMask::kCounterSelect, 6, 1, kPackets,
+      kNothing),
+    F(kPortVLOpPackets, "PortVLOpPackets7", 144, 16, SelectMask::kCounterSelect, 7, 1, kPackets,
+      kNothing),
+    F(kPortVLOpPackets, "PortVLOpPackets8", 160, 16, SelectMask::kCounterSelect, 8, 1, kPackets,
+      kNothing),
+    F(kPortVLOpPackets, "PortVLOpPackets9", 176, 16, SelectMask::kCounterSelect, 9, 1, kPackets,
+      kNothing),
+    F(kPortVLOpPackets, "PortVLOpPackets10", 192, 16, SelectMask::kCounterSelect, 10, 1, kPackets,
+      kNothing),
+    F(kPortVLOpPackets, "PortVLOpPackets11", 208, 16, SelectMask::kCounterSelect, 11, 1, kPackets,
+      kNothing),
+    F(kPortVLOpPackets, "PortVLOpPackets12", 224, 16, SelectMask::kCounterSelect, 12, 1, kPackets,
+      kNothing),
+    F(kPortVLOpPackets, "PortVLOpPackets13", 240, 16, SelectMask::kCounterSelect, 13, 1, kPackets,
+      kNothing),
+    F(kPortVLOpPackets, "PortVLOpPackets14", 256, 16, SelectMask::kCounterSelect, 14, 1, kPackets,
+      kNothing),
+    F(kPortVLOpPackets, "PortVLOpPackets15", 272, 16, SelectMask::kCounterSelect, 15, 1, kPackets,
+      kNothing),
+    // PortVLOpData
+    F(kPortVLOpData, "PortVLOpData0", 32, 32, SelectMask::kCounterSelect, 0, 4, kBytes, kNothing),
+    F(kPortVLOpData, "PortVLOpData1", 64, 32, SelectMask::kCounterSelect, 1, 4, kBytes, kNothing),
+    F(kPortVLOpData, "PortVLOpData2", 96, 32, SelectMask::kCounterSelect, 2, 4, kBytes, kNothing),
+    F(kPortVLOpData, "PortVLOpData3", 128, 32, SelectMask::kCounterSelect, 3, 4, kBytes, kNothing),
+    F(kPortVLOpData, "PortVLOpData4", 160, 32, SelectMask::kCounterSelect, 4, 4, kBytes, kNothing),
+    F(kPortVLOpData, "PortVLOpData5", 192, 32, SelectMask::kCounterSelect, 5, 4, kBytes, kNothing),
+    F(kPortVLOpData, "PortVLOpData6", 224, 32, SelectMask::kCounterSelect, 6, 4, kBytes, kNothing),
+    F(kPortVLOpData, "PortVLOpData7", 256, 32, SelectMask::kCounterSelect, 7, 4, kBytes, kNothing),
+    F(kPortVLOpData, "PortVLOpData8", 288, 32, SelectMask::kCounterSelect, 8, 4, kBytes, kNothing),
+    F(kPortVLOpData, "PortVLOpData9", 320, 32, SelectMask::kCounterSelect, 9, 4, kBytes, kNothing),
+    F(kPortVLOpData, "PortVLOpData10", 352, 32, SelectMask::kCounterSelect, 10, 4, kBytes,
+      kNothing),
+    F(kPortVLOpData, "PortVLOpData11", 384, 32, SelectMask::kCounterSelect, 11, 4, kBytes,
+      kNothing),
+    F(kPortVLOpData, "PortVLOpData12", 416, 32, SelectMask::kCounterSelect, 12, 4, kBytes,
+      kNothing),
+    F(kPortVLOpData, "PortVLOpData13", 448, 32, SelectMask::kCounterSelect, 13, 4, kBytes,
+      kNothing),
+    F(kPortVLOpData, "PortVLOpData14", 480, 32, SelectMask::kCounterSelect, 14, 4, kBytes,
+      kNothing),
+    F(kPortVLOpData, "PortVLOpData15", 512, 32, SelectMask::kCounterSelect, 15, 4, kBytes,
+      kNothing),
+    // PortVLXmitFlowCtlUpdateErrors
+    F(kPortVLXmitFlowCtlUpdateErrors, "PortVLXmitFlowCtlUpdateErrors0", 32, 2,
+      SelectMask::kCounterSelect, 0, 1, kEvents, kNothing),
+    F(kPortVLXmitFlowCtlUpdateErrors, "PortVLXmitFlowCtlUpdateErrors1", 34, 2,
+      SelectMask::kCounterSelect, 1, 1, kEvents, kNothing),
+    F(kPortVLXmitFlowCtlUpdateErrors, "PortVLXmitFlowCtlUpdateErrors2", 36, 2,
+      SelectMask::kCounterSelect, 2, 1, kEvents, kNothing),
+    F(kPortVLXmitFlowCtlUpdateErrors, "PortVLXmitFlowCtlUpdateErrors3", 38, 2,
+      SelectMask::kCounterSelect, 3, 1, kEvents, kNothing),
+    F(kPortVLXmitFlowCtlUpdateErrors, "PortVLXmitFlowCtlUpdateErrors4", 40, 2,
+      SelectMask::kCounterSelect, 4, 1, kEvents, kNothing),
+    F(kPortVLXmitFlowCtlUpdateErrors, "PortVLXmitFlowCtlUpdateErrors5", 42, 2,
+      SelectMask::kCounterSelect, 5, 1, kEvents, kNothing),
+    F(kPortVLXmitFlowCtlUpdateErrors, "PortVLXmitFlowCtlUpdateErrors6", 44, 2,
+      SelectMask::kCounterSelect, 6, 1, kEvents, kNothing),
+    F(kPortVLXmitFlowCtlUpdateErrors, "PortVLXmitFlowCtlUpdateErrors7", 46, 2,
+      SelectMask::kCounterSelect, 7, 1, kEvents, kNothing),
+    F(kPortVLXmitFlowCtlUpdateErrors, "PortVLXmitFlowCtlUpdateErrors8", 48, 2,
+      SelectMask::kCounterSelect, 8, 1, kEvents, kNothing),
+    F(kPortVLXmitFlowCtlUpdateErrors, "PortVLXmitFlowCtlUpdateErrors9", 50, 2,
+      SelectMask::kCounterSelect, 9, 1, kEvents, kNothing),
+    F(kPortVLXmitFlowCtlUpdateErrors, "PortVLXmitFlowCtlUpdateErrors10", 52, 2,
+      SelectMask::kCounterSelect, 10, 1, kEvents, kNothing),
+    F(kPortVLXmitFlowCtlUpdateErrors, "PortVLXmitFlowCtlUpdateErrors11", 54, 2,
+      SelectMask::kCounterSelect, 11, 1, kEvents, kNothing),
+    F(kPortVLXmitFlowCtlUpdateErrors, "PortVLXmitFlowCtlUpdateErrors12", 56, 2,
+      SelectMask::kCounterSelect, 12, 1, kEvents, kNothing),
+    F(kPortVLXmitFlowCtlUpdateErrors, "PortVLXmitFlowCtlUpdateErrors13", 58, 2,
+      SelectMask::kCounterSelect, 13, 1, kEvents, kNothing),
+    F(kPortVLXmitFlowCtlUpdateErrors, "PortVLXmitFlowCtlUpdateErrors14", 60, 2,
+      SelectMask::kCounterSelect, 14, 1, kEvents, kNothing),
+    F(kPortVLXmitFlowCtlUpdateErrors, "PortVLXmitFlowCtlUpdateErrors15", 62, 2,
+      SelectMask::kCounterSelect, 15, 1, kEvents, kNothing),
+    // PortVLXmitWaitCounters
+    F(kPortVLXmitWaitCounters, "PortVLXmitWait0", 32, 16, SelectMask::kCounterSelect, 0, 1, kTicks,
+      kNothing),
+    F(kPortVLXmitWaitCounters, "PortVLXmitWait1", 48, 16, SelectMask::kCounterSelect, 1, 1, kTicks,
+      kNothing),
+    F(kPortVLXmitWaitCounters, "PortVLXmitWait2", 64, 16, SelectMask::kCounterSelect, 2, 1, kTicks,
+      kNothing),
+    F(kPortVLXmitWaitCounters, "PortVLXmitWait3", 80, 16, SelectMask::kCounterSelect, 3, 1, kTicks,
+      kNothing),
+    F(kPortVLXmitWaitCounters, "PortVLXmitWait4", 96, 16, SelectMask::kCounterSelect, 4, 1, kTicks,
+      kNothing),
+    F(kPortVLXmitWaitCounters, "PortVLXmitWait5", 112, 16, SelectMask::kCounterSelect, 5, 1, kTicks,
+      kNothing),
+    F(kPortVLXmitWaitCounters, "PortVLXmitWait6", 128, 16, SelectMask::kCounterSelect, 6, 1, kTicks,
+      kNothing),
+    F(kPortVLXmitWaitCounters, "PortVLXmitWait7", 144, 16, SelectMask::kCounterSelect, 7, 1, kTicks,
+      kNothing),
+    F(kPortVLXmitWaitCounters, "PortVLXmitWait8", 160, 16, SelectMask::kCounterSelect, 8, 1, kTicks,
+      kNothing),
+    F(kPortVLXmitWaitCounters, "PortVLXmitWait9", 176, 16, SelectMask::kCounterSelect, 9, 1, kTicks,
+      kNothing),
+    F(kPortVLXmitWaitCounters, "PortVLXmitWait10", 192, 16, SelectMask::kCounterSelect, 10, 1,
+      kTicks, kNothing),
+    F(kPortVLXmitWaitCounters, "PortVLXmitWait11", 208, 16, SelectMask::kCounterSelect, 11, 1,
+      kTicks, kNothing),
+    F(kPortVLXmitWaitCounters, "PortVLXmitWait12", 224, 16, SelectMask::kCounterSelect, 12, 1,
+      kTicks, kNothing),
+    F(kPortVLXmitWaitCounters, "PortVLXmitWait13", 240, 16, SelectMask::kCounterSelect, 13, 1,
+      kTicks, kNothing),
+    F(kPortVLXmitWaitCounters, "PortVLXmitWait14", 256, 16, SelectMask::kCounterSelect, 14, 1,
+      kTicks, kNothing),
+    F(kPortVLXmitWaitCounters, "PortVLXmitWait15", 272, 16, SelectMask::kCounterSelect, 15, 1,
+      kTicks, kNothing),
+    // PortExtendedSpeedsCounters
+    F(kPortExtendedSpeedsCounters, "SyncHeaderErrorCounter", 128, 16, SelectMask::kCounterSelect, 0,
+      1, kEvents, kNothing),
+    F(kPortExtendedSpeedsCounters, "UnknownBlockCounter", 144, 16, SelectMask::kCounterSelect, 1, 1,
+      kEvents, kNothing),
+    F(kPortExtendedSpeedsCounters, "ErrorDetectionCounterLane0", 160, 16,
+      SelectMask::kCounterSelect, 2, 1, kEvents, kNothing),
+    F(kPortExtendedSpeedsCounters, "ErrorDetectionCounterLane1", 176, 16,
+      SelectMask::kCounterSelect, 3, 1, kEvents, kNothing),
+    F(kPortExtendedSpeedsCounters, "ErrorDetectionCounterLane2", 192, 16,
+      SelectMask::kCounterSelect, 4, 1, kEvents, kNothing),
+    F(kPortExtendedSpeedsCounters, "ErrorDetectionCounterLane3", 208, 16,
+      SelectMask::kCounterSelect, 5, 1, kEvents, kNothing),
+    F(kPortExtendedSpeedsCounters, "ErrorDetectionCounterLane4", 224, 16,
+      SelectMask::kCounterSelect, 6, 1, kEvents, kNothing),
+    F(kPortExtendedSpeedsCounters, "ErrorDetectionCounterLane5", 240, 16,
+      SelectMask::kCounterSelect, 7, 1, kEvents, kNothing),
+    F(kPortExtendedSpeedsCounters, "ErrorDetectionCounterLane6", 256, 16,
+      SelectMask::kCounterSelect, 8, 1, kEvents, kNothing),
+    F(kPortExtendedSpeedsCounters, "ErrorDetectionCounterLane7", 272, 16,
+      SelectMask::kCounterSelect, 9, 1, kEvents, kNothing),
+    F(kPortExtendedSpeedsCounters, "ErrorDetectionCounterLane8", 288, 16,
+      SelectMask::kCounterSelect, 10, 1, kEvents, kNothing),
+    F(kPortExtendedSpeedsCounters, "ErrorDetectionCounterLane9", 304, 16,
+      SelectMask::kCounterSelect, 11, 1, kEvents, kNothing),
+    F(kPortExtendedSpeedsCounters, "ErrorDetectionCounterLane10", 320, 16,
+      SelectMask::kCounterSelect, 12, 1, kEvents, kNothing),
+    F(kPortExtendedSpeedsCounters, "ErrorDetectionCounterLane11", 336, 16,
+      SelectMask::kCounterSelect, 13, 1, kEvents, kNothing),
+    F(kPortExtendedSpeedsCounters, "FECCorrectableBlockCtrLane0", 352, 32,
+      SelectMask::kCounterSelect, 14, 1, kBlocks, kNothing),
+    F(kPortExtendedSpeedsCounters, "FECCorrectableBlockCtrLane1", 384, 32,
+      SelectMask::kCounterSelect, 15, 1, kBlocks, kNothing),
+    F(kPortExtendedSpeedsCounters, "FECCorrectableBlockCtrLane2", 416, 32,
+      SelectMask::kCounterSelect, 16, 1, kBlocks, kNothing),
+    F(kPortExtendedSpeedsCounters, "FECCorrectableBlockCtrLane3", 448, 32,
+      SelectMask::kCounterSelect, 17, 1, kBlocks, kNothing),
+    F(kPortExtendedSpeedsCounters, "FECCorrectableBlockCtrLane4", 480, 32,
+      SelectMask::kCounterSelect, 18, 1, kBlocks, kNothing),
+    F(kPortExtendedSpeedsCounters, "FECCorrectableBlockCtrLane5", 512, 32,
+      SelectMask::kCounterSelect, 19, 1, kBlocks, kNothing),
+    F(kPortExtendedSpeedsCounters, "FECCorrectableBlockCtrLane6", 544, 32,
+      SelectMask::kCounterSelect, 20, 1, kBlocks, kNothing),
+    F(kPortExtendedSpeedsCounters, "FECCorrectableBlockCtrLane7", 576, 32,
+      SelectMask::kCounterSelect, 21, 1, kBlocks, kNothing),
+    F(kPortExtendedSpeedsCounters, "FECCorrectableBlockCtrLane8", 608, 32,
+      SelectMask::kCounterSelect, 22, 1, kBlocks, kNothing),
+    F(kPortExtendedSpeedsCounters, "FECCorrectableBlockCtrLane9", 640, 32,
+      SelectMask::kCounterSelect, 23, 1, kBlocks, kNothing),
+    F(kPortExtendedSpeedsCounters, "FECCorrectableBlockCtrLane10", 672, 32,
+      SelectMask::kCounterSelect, 24, 1, kBlocks, kNothing),
+    F(kPortExtendedSpeedsCounters, "FECCorrectableBlockCtrLane11", 704, 32,
+      SelectMask::kCounterSelect, 25, 1, kBlocks, kNothing),
+    F(kPortExtendedSpeedsCounters, "FECUncorrectableBlockCtrLane0", 736, 32,
+      SelectMask::kCounterSelect, 26, 1, kBlocks, kNothing),
+    F(kPortExtendedSpeedsCounters, "FECUncorrectableBlockCtrLane1", 768, 32,
+      SelectMask::kCounterSelect, 27, 1, kBlocks, kNothing),
+    F(kPortExtendedSpeedsCounters, "FECUncorrectableBlockCtrLane2", 800, 32,
+      SelectMask::kCounterSelect, 28, 1, kBlocks, kNothing),
+    F(kPortExtendedSpeedsCounters, "FECUncorrectableBlockCtrLane3", 832, 32,
+      SelectMask::kCounterSelect, 29, 1, kBlocks, kNothing),
+    F(kPortExtendedSpeedsCounters, "FECUncorrectableBlockCtrLane4", 864, 32,
+      SelectMask::kCounterSelect, 30, 1, kBlocks, kNothing),
+    F(kPortExtendedSpeedsCounters, "FECUncorrectableBlockCtrLane5", 896, 32,
+      SelectMask::kCounterSelect, 31, 1, kBlocks, kNothing),
+    F(kPortExtendedSpeedsCounters, "FECUncorrectableBlockCtrLane6", 928, 32,
+      SelectMask::kCounterSelect, 32, 1, kBlocks, kNothing),
+    F(kPortExtendedSpeedsCounters, "FECUncorrectableBlockCtrLane7", 960, 32,
+      SelectMask::kCounterSelect, 33, 1, kBlocks, kNothing),
+    F(kPortExtendedSpeedsCounters, "FECUncorrectableBlockCtrLane8", 992, 32,
+      SelectMask::kCounterSelect, 34, 1, kBlocks, kNothing),
+    F(kPortExtendedSpeedsCounters, "FECUncorrectableBlockCtrLane9", 1024, 32,
+      SelectMask::kCounterSelect, 35, 1, kBlocks, kNothing),
+    F(kPortExtendedSpeedsCounters, "FECUncorrectableBlockCtrLane10", 1056, 32,
+      SelectMask::kCounterSelect, 36, 1, kBlocks, kNothing),
+    F(kPortExtendedSpeedsCounters, "FECUncorrectableBlockCtrLane11", 1088, 32,
+      SelectMask::kCounterSelect, 37, 1, kBlocks, kNothing),
+};
+
+constexpr bool grouped_by_attribute() {
+  for (size_t i = 1; i < kFields.size(); ++i) {
+    for (size_t j = 0; j + 1 < i; ++j) {
+      if (kFields[j].attribute == kFields[i].attribute &&
+          kFields[i - 1].attribute != kFields[i].attribute) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+static_assert(grouped_by_attribute(), "fields_of() needs each attribute's fields together");
+
+}  // namespace
+
+std::span<const Field> all_fields() {
+  return kFields;
+}
+
+std::span<const Field> fields_of(Attribute attribute) {
+  const auto* first = std::find_if(kFields.begin(), kFields.end(),
+                                   [&](const Field& f) { return f.attribute == attribute; });
+  const auto* last =
+      std::find_if(first, kFields.end(), [&](const Field& f) { return f.attribute != attribute; });
+  return {first, last};
+}
+
+std::optional<Field> find_field(Attribute attribute, std::string_view name) {
+  for (const Field& f : fields_of(attribute)) {
+    if (f.name == name) return f;
+  }
+  return std::nullopt;
+}
+
+uint64_t extract_bits(std::span<const uint8_t> data, unsigned bit_offset, unsigned width) {
+  assert(width >= 1 && width <= 64);
+  uint64_t value = 0;
+  for (unsigned bit = bit_offset; bit < bit_offset + width; ++bit) {
+    const size_t byte = bit / 8;
+    const unsigned set = byte < data.size() ? (data[byte] >> (7 - bit % 8)) & 1u : 0u;
+    value = (value << 1) | set;
+  }
+  return value;
+}
+
+SelectMasks select_masks_for(std::span<const Field> fields) {
+  SelectMasks masks;
+  for (const Field& f : fields) {
+    if (f.select == SelectMask::kCounterSelect) masks.counter_select |= uint64_t{1} << f.select_bit;
+    if (f.select == SelectMask::kCounterSelect2)
+      masks.counter_select2 |= uint64_t{1} << f.select_bit;
+  }
+  return masks;
+}
+
+}  // namespace ibpulse::schema
