@@ -86,6 +86,7 @@ int main(int argc, char** argv) {
   add_sim_fault_commands(*sim, action);
   add_sim_traffic_command(*sim, action);
   add_demo_command(app, action);
+  add_discover_command(app, action);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,37 @@
+#pragma once
+// Fabric discovery through libibnetdisc, in-process (no ibnetdiscover subprocess), and the
+// node-name map operators use to give nodes their host names.
+//
+// Thread safety: discover() is blocking and uses its own MAD port; run one at a time per
+// process (umad2sim allows one SMP agent per process).
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "ibpulse/base/result.h"
+#include "ibpulse/collector/topology.h"
+
+namespace ibpulse::collector {
+
+using NodeNameMap = std::map<uint64_t, std::string>;
+
+// infiniband-diags' ib-node-name-map format: `0x<GUID> "name"` per line, `#` comments.
+Result<NodeNameMap> parse_node_name_map(std::string_view text, std::string_view source);
+Result<NodeNameMap> load_node_name_map(const std::filesystem::path& path);
+
+struct DiscoveryOptions {
+  std::string ca;          // local HCA (empty: the first one)
+  int ca_port = 0;         // local port (0: the first active one)
+  unsigned max_smps = 64;  // SMPs in flight; libibnetdisc's default of 2 is slow on big fabrics
+  unsigned timeout_ms = 500;
+  unsigned retries = 2;
+  std::optional<uint64_t> m_key;  // for fabrics that protect SMPs with an M_Key
+  NodeNameMap names;
+};
+
+Result<Topology> discover(const DiscoveryOptions& options);
+
+}  // namespace ibpulse::collector

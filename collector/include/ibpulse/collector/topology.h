@@ -1,0 +1,90 @@
+#pragma once
+// The fabric as discovery sees it. Ports are keyed by (node GUID, port number), never by LID:
+// LIDs change when the subnet manager says so.
+//
+// Thread safety: value types; a Topology is immutable once built and may be shared.
+
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ibpulse::collector {
+
+enum class NodeKind : uint8_t { kCa = 1, kSwitch = 2, kRouter = 3 };
+std::string_view to_string(NodeKind kind);
+
+struct PortKey {
+  uint64_t node_guid = 0;
+  uint8_t port = 0;
+  friend auto operator<=>(const PortKey&, const PortKey&) = default;
+};
+
+// PortInfo values, raw IBA encodings (pma-facts.md has the tables).
+struct LinkState {
+  uint8_t state = 0;       // 1 Down, 2 Init, 3 Armed, 4 Active (0: never read)
+  uint8_t phys_state = 0;  // 1 Sleep, 2 Polling, 3 Disabled, 4 Training, 5 LinkUp, ...
+  uint8_t width_active = 0, width_supported = 0, width_enabled = 0;  // 1=1X 2=4X 4=8X 8=12X 16=2X
+  uint8_t speed_active = 0, speed_supported = 0, speed_enabled = 0;  // 1 SDR 2 DDR 4 QDR
+  uint8_t speed_ext_active = 0, speed_ext_supported = 0, speed_ext_enabled = 0;  // 1 FDR 2 EDR ...
+  uint8_t mtu = 0;  // NeighborMTU: 1=256 ... 5=4096
+};
+
+struct Port {
+  PortKey key;
+  uint64_t port_guid = 0;
+  uint16_t lid = 0;  // the LID that reaches this port's PMA (a switch: its port-0 LID)
+  uint8_t lmc = 0;
+  std::optional<PortKey> remote;
+  LinkState link;
+  uint32_t capability_mask = 0;  // PortInfo CapabilityMask (port 0's on a switch)
+  uint64_t subnet_prefix = 0;
+
+  bool active() const { return link.state == 4; }
+};
+
+struct Node {
+  uint64_t guid = 0;
+  NodeKind kind = NodeKind::kCa;
+  std::string description;  // NodeDescription as the node reports it
+  std::string name;         // from the node-name map, else the description
+  uint8_t num_ports = 0;
+  uint64_t system_image_guid = 0;
+  uint16_t lid = 0;  // switch: port-0 LID; CA: LID of its first connected port
+};
+
+struct Topology {
+  std::vector<Node> nodes;  // sorted by GUID
+  std::vector<Port> ports;  // sorted by key; every physical port (switch port 0 excluded)
+  uint64_t subnet_prefix = 0;
+
+  const Node* find_node(uint64_t guid) const;
+  const Port* find_port(PortKey key) const;
+  size_t switch_count() const;
+};
+
+// What changed between two discoveries.
+struct TopologyChanges {
+  std::vector<uint64_t> nodes_added, nodes_removed;
+  std::vector<PortKey> links_up, links_down;  // a port gained or lost its peer
+  struct LidChange {
+    PortKey port;
+    uint16_t before = 0, after = 0;
+  };
+  std::vector<LidChange> lid_changes;
+  bool empty() const;
+};
+TopologyChanges diff(const Topology& before, const Topology& after);
+
+// Human names of PortInfo encodings: "4X", "EDR", "Active", "LinkUp"; "?" when unknown.
+std::string_view width_name(uint8_t width);
+std::string_view speed_name(const LinkState& link);  // extended speeds win when set
+std::string_view state_name(uint8_t state);
+std::string_view phys_state_name(uint8_t phys_state);
+
+// "0x" + 16 lower-case hex digits, the form every output uses.
+std::string guid_string(uint64_t guid);
+
+}  // namespace ibpulse::collector

@@ -1,0 +1,112 @@
+#include "ibpulse/collector/discovery.h"
+
+#include <infiniband/ibnetdisc.h>
+#include <infiniband/mad.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+namespace ibpulse::collector {
+namespace {
+
+uint8_t field8(const uint8_t* info, MAD_FIELDS field) {
+  return static_cast<uint8_t>(mad_get_field(const_cast<uint8_t*>(info), 0, field));
+}
+
+LinkState read_link(const uint8_t* info) {
+  LinkState s;
+  s.state = field8(info, IB_PORT_STATE_F);
+  s.phys_state = field8(info, IB_PORT_PHYS_STATE_F);
+  s.width_active = field8(info, IB_PORT_LINK_WIDTH_ACTIVE_F);
+  s.width_supported = field8(info, IB_PORT_LINK_WIDTH_SUPPORTED_F);
+  s.width_enabled = field8(info, IB_PORT_LINK_WIDTH_ENABLED_F);
+  s.speed_active = field8(info, IB_PORT_LINK_SPEED_ACTIVE_F);
+  s.speed_supported = field8(info, IB_PORT_LINK_SPEED_SUPPORTED_F);
+  s.speed_enabled = field8(info, IB_PORT_LINK_SPEED_ENABLED_F);
+  s.speed_ext_active = field8(info, IB_PORT_LINK_SPEED_EXT_ACTIVE_F);
+  s.speed_ext_supported = field8(info, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F);
+  s.speed_ext_enabled = field8(info, IB_PORT_LINK_SPEED_EXT_ENABLED_F);
+  s.mtu = field8(info, IB_PORT_NEIGHBOR_MTU_F);
+  return s;
+}
+
+struct FabricDeleter {
+  void operator()(ibnd_fabric_t* f) const { ibnd_destroy_fabric(f); }
+};
+
+Node read_node(const ibnd_node_t& n, const NodeNameMap& names) {
+  Node node;
+  node.guid = n.guid;
+  node.kind = static_cast<NodeKind>(n.type);
+  node.description = std::string(n.nodedesc, strnlen(n.nodedesc, sizeof n.nodedesc));
+  auto named = names.find(n.guid);
+  node.name = named != names.end() ? named->second : node.description;
+  node.num_ports = static_cast<uint8_t>(n.numports);
+  node.system_image_guid = mad_get_field64(const_cast<uint8_t*>(n.info), 0, IB_NODE_SYSTEM_GUID_F);
+  return node;
+}
+
+// Every physical port, whether or not libibnetdisc reached it.
+void read_ports(const ibnd_node_t& n, Node& node, Topology& t) {
+  const ibnd_port_t* port0 = node.kind == NodeKind::kSwitch ? n.ports[0] : nullptr;
+  if (port0 != nullptr) node.lid = port0->base_lid;
+  for (int i = 1; i <= n.numports; ++i) {
+    Port p;
+    p.key = {n.guid, static_cast<uint8_t>(i)};
+    const ibnd_port_t* ip = n.ports[i];
+    if (ip != nullptr) {
+      p.port_guid = ip->guid;
+      p.link = read_link(ip->info);
+      const uint8_t* addressing = port0 != nullptr ? port0->info : ip->info;
+      p.lid = port0 != nullptr ? port0->base_lid : ip->base_lid;
+      p.lmc = port0 != nullptr ? port0->lmc : ip->lmc;
+      p.capability_mask = mad_get_field(const_cast<uint8_t*>(addressing), 0, IB_PORT_CAPMASK_F);
+      p.subnet_prefix = mad_get_field64(const_cast<uint8_t*>(addressing), 0, IB_PORT_GID_PREFIX_F);
+      if (ip->remoteport != nullptr && ip->remoteport->node != nullptr) {
+        p.remote =
+            PortKey{ip->remoteport->node->guid, static_cast<uint8_t>(ip->remoteport->portnum)};
+      }
+    }
+    if (node.lid == 0 && p.lid != 0 && p.remote) node.lid = p.lid;
+    t.ports.push_back(p);
+  }
+}
+
+}  // namespace
+
+Result<Topology> discover(const DiscoveryOptions& o) {
+  ibnd_config_t config{};
+  config.max_smps = o.max_smps;
+  config.timeout_ms = o.timeout_ms;
+  config.retries = o.retries;
+  if (o.m_key) config.mkey = *o.m_key;
+  errno = 0;
+  std::unique_ptr<ibnd_fabric_t, FabricDeleter> fabric(ibnd_discover_fabric(
+      o.ca.empty() ? nullptr : const_cast<char*>(o.ca.c_str()), o.ca_port, nullptr, &config));
+  if (!fabric) {
+    return Err("fabric discovery through {} port {} failed{}{}",
+               o.ca.empty() ? "the first HCA" : o.ca, o.ca_port, errno != 0 ? ": " : "",
+               errno != 0 ? std::strerror(errno) : "");
+  }
+  Topology t;
+  for (ibnd_node_t* n = fabric->nodes; n != nullptr; n = n->next) {
+    Node node = read_node(*n, o.names);
+    read_ports(*n, node, t);
+    t.nodes.push_back(std::move(node));
+  }
+  std::sort(t.nodes.begin(), t.nodes.end(),
+            [](const Node& a, const Node& b) { return a.guid < b.guid; });
+  std::sort(t.ports.begin(), t.ports.end(),
+            [](const Port& a, const Port& b) { return a.key < b.key; });
+  for (const Port& p : t.ports) {
+    if (p.subnet_prefix != 0) {
+      t.subnet_prefix = p.subnet_prefix;
+      break;
+    }
+  }
+  return t;
+}
+
+}  // namespace ibpulse::collector
