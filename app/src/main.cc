@@ -87,6 +87,7 @@ int main(int argc, char** argv) {
   add_sim_traffic_command(*sim, action);
   add_demo_command(app, action);
   add_discover_command(app, action);
+  add_query_command(app, action);
 
   try {
     app.parse(argc, argv);

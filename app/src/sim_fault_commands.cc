@@ -3,6 +3,7 @@
 
 #include "cli_support.h"
 #include "commands.h"
+#include "ibpulse/schema/attributes.h"
 #include "ibpulse/sim/port_spec.h"
 #include "ibpulse/sim/traffic.h"
 
@@ -16,14 +17,32 @@ struct FaultArgs {
   std::string port;
 };
 
-int run_error(const FaultArgs& a, unsigned rate) {
+// An attribute by IBA name (PortCounters) or number (0x12).
+Result<unsigned> attribute_id(const std::string& text) {
+  if (auto known = schema::find_attribute(text)) return static_cast<unsigned>(known->id);
+  char* end = nullptr;
+  const unsigned long id = std::strtoul(text.c_str(), &end, 0);
+  if (text.empty() || *end != '\0' || id == 0 || id > 0xffff) {
+    return Err("unknown attribute '{}': give an IBA name (PortCounters) or a number (0x12)", text);
+  }
+  return static_cast<unsigned>(id);
+}
+
+int run_error(const FaultArgs& a, unsigned rate, const std::string& attribute) {
   auto spec = sim::parse_port_spec(a.port, true);
   if (!spec) return fail(spec.error());
+  std::string line = fmt::format("Error {} {}", sim::console_port(*spec), rate);
+  if (!attribute.empty()) {
+    auto id = attribute_id(attribute);
+    if (!id) return fail(id.error());
+    line += fmt::format(" {}", *id);
+  }
   auto s = running_fabric(a.fo);
   if (!s) return fail(s.error());
-  auto reply = sim::console(*s).send(fmt::format("Error {} {}", sim::console_port(*spec), rate));
+  auto reply = sim::console(*s).send(line);
   if (!reply) return fail(reply.error());
-  fmt::print(stderr, "{}: {}% of MADs now dropped (bounced with status 110)\n", a.port, rate);
+  fmt::print(stderr, "{}: {}% of {} now dropped (bounced with status 110)\n", a.port, rate,
+             attribute.empty() ? std::string("MADs") : attribute + " MADs");
   return 0;
 }
 
@@ -108,13 +127,18 @@ void add_sim_fault_commands(CLI::App& sim, Action& action) {
         "error", "Drop a percentage of the MADs crossing a port (ibsim `Error`); 0 stops it");
     auto a = std::make_shared<FaultArgs>();
     auto rate = std::make_shared<unsigned>(0);
+    auto attribute = std::make_shared<std::string>();
     add_fabric_options(*error, a->fo);
+    error->add_option("--attribute", *attribute,
+                      "Drop only MADs of this attribute (IBA name like PortCounters, or 0x12)");
     error->add_option("port", a->port, "NODE[PORT], NODE:PORT, or NODE for all its ports")
         ->required();
     error->add_option("rate", *rate, "Percentage of MADs to drop, 0-100")
         ->required()
         ->check(CLI::Range(0u, 100u));
-    error->callback([a, rate, &action] { action = [a, rate] { return run_error(*a, *rate); }; });
+    error->callback([a, rate, attribute, &action] {
+      action = [a, rate, attribute] { return run_error(*a, *rate, *attribute); };
+    });
   }
   {
     auto* down = sim.add_subcommand(

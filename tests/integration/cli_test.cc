@@ -20,6 +20,8 @@ const std::vector<std::vector<std::string>> kCommands = {
     {"sim", "bump"},
     {"sim", "traffic"},
     {"demo"},
+    {"discover"},
+    {"query"},
 };
 
 TEST(Cli, EveryCommandHasHelp) {

@@ -1,0 +1,299 @@
+// `ibpulse query`: every counter of one port, raw, like a faster perfquery; `--all`: discovery
+// plus one pipelined sweep of every port, the job ibqueryerrors does.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+
+#include "cli_support.h"
+#include "commands.h"
+#include "ibpulse/collector/environment.h"
+#include "ibpulse/collector/sweep.h"
+
+namespace ibpulse::cli {
+namespace {
+
+using collector::guid_string;
+using schema::Attribute;
+
+constexpr Attribute kPortAttributes[] = {
+    Attribute::kPortCounters,
+    Attribute::kPortCountersExtended,
+    Attribute::kPortRcvErrorDetails,
+    Attribute::kPortXmitDiscardDetails,
+    Attribute::kPortOpRcvCounters,
+    Attribute::kPortFlowCtlCounters,
+    Attribute::kPortVLOpPackets,
+    Attribute::kPortVLOpData,
+    Attribute::kPortVLXmitFlowCtlUpdateErrors,
+    Attribute::kPortVLXmitWaitCounters,
+    Attribute::kPortExtendedSpeedsCounters,
+};
+// What ibqueryerrors --data --details reads.
+constexpr Attribute kSweepAttributes[] = {
+    Attribute::kPortCounters, Attribute::kPortCountersExtended, Attribute::kPortRcvErrorDetails,
+    Attribute::kPortXmitDiscardDetails};
+
+struct QueryArgs {
+  DiscoveryFlags fabric;
+  std::string target;
+  unsigned port = 0;
+  bool all = false;
+  bool json = false;
+  unsigned window = 256;
+  unsigned timeout_ms = 200;
+  unsigned retries = 3;
+};
+
+std::string attribute_name(Attribute a) {
+  auto info = schema::find_attribute(a);
+  return info ? std::string(info->name) : fmt::format("0x{:02x}", static_cast<int>(a));
+}
+
+std::string failure_text(const collector::RawSample& s) {
+  if (s.failure == collector::MadFailure::kStatus) {
+    return fmt::format("not supported by the port (MAD status 0x{:04x})", s.mad_status);
+  }
+  if (s.failure == collector::MadFailure::kUnreachable) {
+    return "no answer: the request came back undelivered (attribute not served?)";
+  }
+  return std::string(collector::to_string(s.failure));
+}
+
+nlohmann::json sample_json(const collector::RawSample& s,
+                           const std::optional<collector::PmaCapabilities>& caps) {
+  if (s.failure != collector::MadFailure::kNone) return {{"error", failure_text(s)}};
+  nlohmann::json out = nlohmann::json::object();
+  nlohmann::json unsupported = nlohmann::json::array();
+  const auto fields = schema::fields_of(s.attribute);
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (caps && !collector::supports(*caps, fields[i])) {
+      out[std::string(fields[i].name)] = nullptr;
+      unsupported.push_back(fields[i].name);
+    } else {
+      out[std::string(fields[i].name)] = s.values[i];
+    }
+  }
+  if (!unsupported.empty()) out["unsupported"] = std::move(unsupported);
+  return out;
+}
+
+std::string unit_text(const schema::Field& f, uint64_t raw) {
+  switch (f.unit) {
+    case schema::Unit::kBytes:
+      return fmt::format("{} bytes", raw * f.scale);
+    case schema::Unit::kPackets:
+      return "packets";
+    case schema::Unit::kTicks:
+      return "ticks";
+    case schema::Unit::kBlocks:
+      return "blocks";
+    case schema::Unit::kEvents:
+      break;
+  }
+  return "";
+}
+
+void print_sample(const collector::RawSample& s,
+                  const std::optional<collector::PmaCapabilities>& caps) {
+  fmt::print("{}:\n", attribute_name(s.attribute));
+  if (s.failure != collector::MadFailure::kNone) {
+    fmt::print("  ({})\n", failure_text(s));
+    return;
+  }
+  const auto fields = schema::fields_of(s.attribute);
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const auto& f = fields[i];
+    if (caps && !collector::supports(*caps, f)) {
+      fmt::print("  {:<34} {:>20}\n", f.name, "not advertised");
+      continue;
+    }
+    const bool latched = f.latches() && s.values[i] == (uint64_t{1} << f.width) - 1;
+    fmt::print("  {:<34} {:>20}  {}{}\n", f.name, s.values[i], unit_text(f, s.values[i]),
+               latched ? " (latched)" : "");
+  }
+}
+
+Result<std::unique_ptr<collector::MadEngine>> open_engine(const QueryArgs& a) {
+  collector::MadEngineOptions o;
+  o.window = a.window;
+  o.timeout = std::chrono::milliseconds(a.timeout_ms);
+  o.retries = a.retries;
+  const auto env = collector::current_mad_environment();
+  if (env.simulated) o.window = std::min(o.window, env.max_mads.value_or(64));
+  return collector::MadEngine::open(a.fabric.ca, a.fabric.ca_port, o);
+}
+
+std::optional<uint16_t> parse_lid(std::string_view text) {
+  unsigned value = 0;
+  const bool hex = text.starts_with("0x") || text.starts_with("0X");
+  if (hex) text.remove_prefix(2);
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value, hex ? 16 : 10);
+  if (ec != std::errc() || ptr != text.data() + text.size() || text.empty()) return std::nullopt;
+  if (hex && text.size() > 4) return std::nullopt;  // longer hex numbers are GUIDs
+  if (value == 0 || value > 0xBFFF) return std::nullopt;
+  return static_cast<uint16_t>(value);
+}
+
+// A GUID target: find its port (a port GUID, or a node GUID and a port number).
+Result<collector::SweepTarget> resolve_guid(const QueryArgs& a) {
+  const std::string_view hex = std::string_view(a.target).substr(a.target.rfind('x') + 1);
+  uint64_t guid = 0;
+  auto [ptr, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), guid, 16);
+  if (ec != std::errc() || ptr != hex.data() + hex.size()) {
+    return Err("'{}' is neither a LID (1-49151) nor a GUID (0x...)", a.target);
+  }
+  auto options = discovery_options(a.fabric);
+  if (!options) return Error{options.error()};
+  auto topology = collector::discover(*options);
+  if (!topology) return Error{topology.error()};
+  for (const auto& p : topology->ports) {
+    if (p.port_guid == guid && (a.port == 0 || a.port == p.key.port) &&
+        topology->find_node(p.key.node_guid)->kind != collector::NodeKind::kSwitch) {
+      return collector::SweepTarget{p.key, p.lid};
+    }
+  }
+  if (const auto* node = topology->find_node(guid)) {
+    const uint8_t port = static_cast<uint8_t>(a.port == 0 ? 1 : a.port);
+    if (const auto* p = topology->find_port({guid, port}))
+      return collector::SweepTarget{p->key, p->lid};
+    return Err("node {} ({}) has no port {}", guid_string(guid), node->name, port);
+  }
+  return Err("no node or port with GUID {} in the fabric", guid_string(guid));
+}
+
+int query_one(const QueryArgs& a) {
+  collector::SweepTarget target;
+  if (auto lid = parse_lid(a.target)) {
+    target = {{0, static_cast<uint8_t>(a.port == 0 ? 1 : a.port)}, *lid};
+  } else {
+    auto resolved = resolve_guid(a);
+    if (!resolved) return fail(resolved.error());
+    target = *resolved;
+  }
+  auto engine = open_engine(a);
+  if (!engine) return fail(engine.error());
+  collector::CapabilityCache caps;
+  auto result = collector::sweep(**engine, std::span(&target, 1), kPortAttributes, caps);
+  const auto& node_caps = caps[target.key.node_guid];
+  if (!node_caps) {
+    return fail(fmt::format("LID {} port {}: the PMA does not answer ClassPortInfo", target.lid,
+                            target.key.port));
+  }
+  if (a.json) {
+    nlohmann::json out{{"lid", target.lid},
+                       {"port", target.key.port},
+                       {"ClassPortInfo",
+                        {{"CapabilityMask", node_caps->capability_mask},
+                         {"CapabilityMask2", node_caps->capability_mask2}}}};
+    for (const auto& s : result.samples)
+      out[attribute_name(s.attribute)] = sample_json(s, node_caps);
+    fmt::print("{}\n", out.dump(1));
+    return 0;
+  }
+  fmt::print("LID {} port {}  CapabilityMask 0x{:04x}  CapabilityMask2 0x{:x}\n", target.lid,
+             target.key.port, node_caps->capability_mask, node_caps->capability_mask2);
+  for (const auto& s : result.samples)
+    print_sample(s, node_caps);
+  return 0;
+}
+
+bool has_errors(const collector::RawSample& s,
+                const std::optional<collector::PmaCapabilities>& caps) {
+  if (s.failure != collector::MadFailure::kNone) return false;
+  const auto fields = schema::fields_of(s.attribute);
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (caps && !collector::supports(*caps, fields[i])) continue;
+    if (fields[i].unit == schema::Unit::kEvents && s.values[i] != 0) return true;
+  }
+  return false;
+}
+
+int query_all(const QueryArgs& a) {
+  auto options = discovery_options(a.fabric);
+  if (!options) return fail(options.error());
+  Progress progress;
+  progress("discovering", 0, 0);
+  auto topology = collector::discover(*options);
+  if (!topology) return fail(topology.error());
+  std::vector<collector::SweepTarget> targets;
+  for (const auto& p : topology->ports) {
+    if (p.remote && p.active()) targets.push_back({p.key, p.lid});
+  }
+  auto engine = open_engine(a);
+  if (!engine) return fail(engine.error());
+  collector::CapabilityCache caps;
+  auto result =
+      collector::sweep(**engine, targets, kSweepAttributes, caps,
+                       [&](size_t done, size_t total) { progress("reading ports", done, total); });
+  progress.finish();
+  const auto& stats = (*engine)->stats();
+  fmt::print(stderr,
+             "{} ports read ({} failed) on {} nodes in {:.2f} s: {} MADs sent, {} timed out, {} "
+             "returned undelivered, {} retried\n",
+             targets.size(), result.ports_failed, topology->nodes.size(), result.seconds,
+             stats.sent, stats.attempt_timeouts, stats.attempt_unreachable, stats.retried);
+  nlohmann::json ports = nlohmann::json::object();
+  for (const auto& s : result.samples) {
+    const auto* node = topology->find_node(s.port.node_guid);
+    if (a.json) {
+      const std::string key = fmt::format("{}/{}", guid_string(s.port.node_guid), s.port.port);
+      auto& entry = ports[key];
+      if (entry.is_null()) {
+        entry = {{"node_guid", guid_string(s.port.node_guid)},
+                 {"node", node ? node->name : ""},
+                 {"port", s.port.port},
+                 {"lid", topology->find_port(s.port)->lid}};
+      }
+      entry[attribute_name(s.attribute)] = sample_json(s, caps[s.port.node_guid]);
+    } else if (has_errors(s, caps[s.port.node_guid]) || s.failure != collector::MadFailure::kNone) {
+      fmt::print("{} ({}) port {}: ", node ? node->name : "?", guid_string(s.port.node_guid),
+                 s.port.port);
+      print_sample(s, caps[s.port.node_guid]);
+    }
+  }
+  if (a.json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (auto& [key, entry] : ports.items())
+      list.push_back(std::move(entry));
+    fmt::print("{}\n", nlohmann::json{{"ports", std::move(list)}}.dump(1));
+  }
+  return result.ports_failed == 0 ? 0 : kFailed;
+}
+
+}  // namespace
+
+void add_query_command(CLI::App& app, Action& action) {
+  auto* query = app.add_subcommand(
+      "query",
+      "Read every counter of one port (PortCounters, PortCountersExtended, error and discard "
+      "details, flow control, per-VL and per-OpCode counters, extended speeds), raw, with "
+      "units: a faster, friendlier perfquery. --all discovers the fabric and reads every active "
+      "port in one pipelined sweep, like ibqueryerrors.");
+  auto a = std::make_shared<QueryArgs>();
+  add_discovery_flags(*query, a->fabric);
+  query->add_option("target", a->target, "LID (decimal or 0x1234) or node/port GUID (0x...)");
+  query->add_option("port", a->port, "Port number (default 1)")->check(CLI::Range(1u, 254u));
+  query->add_flag("--all", a->all, "Every active port of the fabric");
+  query->add_flag("--json", a->json,
+                  "JSON: one member per attribute (IBA names), fields named as perfquery prints "
+                  "them, raw values; unsupported fields are null and listed");
+  query->add_option("--mad.window", a->window, "MADs in flight (capped at 64 on the simulator)")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 4096u));
+  query->add_option("--mad.timeout-ms", a->timeout_ms, "First attempt's timeout; retries double it")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 60000u));
+  query->add_option("--mad.retries", a->retries, "Retries per MAD")->capture_default_str();
+  query->callback([a, &action] {
+    action = [a] {
+      if (a->all == !a->target.empty()) {
+        return fail("give a LID or GUID to query one port, or --all for every port");
+      }
+      return a->all ? query_all(*a) : query_one(*a);
+    };
+  });
+}
+
+}  // namespace ibpulse::cli

@@ -1,0 +1,60 @@
+#pragma once
+// PMA reads on top of the MAD engine: building GETs, decoding ClassPortInfo and counter
+// attributes with the schema. Samples stay raw (no unit scaling): the converters scale once.
+//
+// Thread safety: pure functions and value types.
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <span>
+
+#include "ibpulse/collector/mad_engine.h"
+#include "ibpulse/collector/topology.h"
+#include "ibpulse/schema/fields.h"
+
+namespace ibpulse::collector {
+
+// The largest attribute (PortExtendedSpeedsCounters) has 38 counters.
+inline constexpr size_t kMaxFieldsPerAttribute = 38;
+
+// What a node's PMA says it supports (ClassPortInfo, read once per node per discovery).
+struct PmaCapabilities {
+  uint16_t capability_mask = 0;
+  uint32_t capability_mask2 = 0;
+  uint8_t resp_time_value = 0;
+  uint16_t redirect_lid = 0;  // non-zero: the PMA wants to be reached elsewhere
+
+  bool all_port_select() const { return capability_mask & 0x0100; }
+  bool extended_width() const { return capability_mask & 0x0600; }
+  bool extended_width_full() const { return capability_mask & 0x0200; }
+  bool xmit_wait() const { return capability_mask & 0x1000; }
+  bool qp1_dropped() const { return capability_mask & 0x8000; }
+  bool pm_key() const { return capability_mask2 & 0x1; }
+  bool additional_extended() const { return capability_mask2 & 0x2; }
+};
+
+PmaCapabilities decode_class_port_info(std::span<const uint8_t> data);
+
+// Whether a port whose node has `caps` carries `field`.
+bool supports(const PmaCapabilities& caps, const schema::Field& field);
+
+// A GET of `attribute` for `port` (PortSelect), sent to `lid`.
+MadRequest pma_get(schema::Attribute attribute, uint16_t lid, uint8_t port, uint32_t node,
+                   uint64_t cookie);
+
+// One attribute of one port, as read: raw field values in schema order.
+struct RawSample {
+  PortKey port;
+  schema::Attribute attribute = schema::Attribute::kPortCounters;
+  std::chrono::steady_clock::time_point received;
+  MadFailure failure = MadFailure::kNone;
+  uint16_t mad_status = 0;
+  uint8_t field_count = 0;
+  std::array<uint64_t, kMaxFieldsPerAttribute> values{};
+};
+
+// Decodes every schema field of `attribute` from attribute data into `sample`.
+void decode_fields(schema::Attribute attribute, std::span<const uint8_t> data, RawSample& sample);
+
+}  // namespace ibpulse::collector

@@ -1,0 +1,56 @@
+#include "mad_codec.h"
+
+#include <cstring>
+
+namespace ibpulse::collector {
+namespace {
+
+void put16(uint8_t* p, uint16_t v) {
+  p[0] = static_cast<uint8_t>(v >> 8);
+  p[1] = static_cast<uint8_t>(v);
+}
+
+void put32(uint8_t* p, uint32_t v) {
+  put16(p, static_cast<uint16_t>(v >> 16));
+  put16(p + 2, static_cast<uint16_t>(v));
+}
+
+uint16_t get16(const uint8_t* p) {
+  return static_cast<uint16_t>(p[0] << 8 | p[1]);
+}
+uint32_t get32(const uint8_t* p) {
+  return uint32_t{get16(p)} << 16 | get16(p + 2);
+}
+
+constexpr uint8_t kBaseVersion = 1;
+constexpr uint8_t kPerformanceClass = 0x04;
+constexpr uint8_t kClassVersion = 1;
+
+}  // namespace
+
+void encode_request(void* buffer, const MadRequest& request, uint32_t tid) {
+  auto* mad = static_cast<uint8_t*>(buffer);
+  std::memset(mad, 0, kMadSize);
+  mad[0] = kBaseVersion;
+  mad[1] = kPerformanceClass;
+  mad[2] = kClassVersion;
+  mad[3] = static_cast<uint8_t>(request.method);
+  put32(mad + 12, tid);  // bytes 8-11 (TID high) belong to the kernel / umad2sim
+  put16(mad + 16, request.attribute);
+  put32(mad + 20, request.modifier);
+  std::memcpy(mad + kMadDataOffset, request.data.data(), kMadDataSize);
+}
+
+DecodedReply decode_reply(const uint8_t* mad) {
+  return DecodedReply{mad[3], get16(mad + 4), get32(mad + 12), get16(mad + 16)};
+}
+
+MadStatusKind classify_status(uint16_t status) {
+  // Bit 0: busy; bit 1: redirect required; bits 2-4: invalid field code.
+  if ((status & 0x1c) != 0) return MadStatusKind::kError;
+  if ((status & 0x02) != 0) return MadStatusKind::kRedirect;
+  if ((status & 0x01) != 0) return MadStatusKind::kBusy;
+  return MadStatusKind::kOk;
+}
+
+}  // namespace ibpulse::collector

@@ -1,0 +1,295 @@
+#include "ibpulse/collector/mad_engine.h"
+
+#include <infiniband/umad.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <optional>
+#include <queue>
+#include <random>
+#include <unordered_map>
+#include <vector>
+
+#include "mad_codec.h"
+
+namespace ibpulse::collector {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kPerformanceClass = 0x04;
+constexpr unsigned kMaxBackoffShift = 3;  // a retry waits at most 8 x the first timeout
+
+struct Pending {
+  MadRequest request;
+  unsigned attempts = 0;
+};
+
+struct Flight {
+  Pending pending;
+  Clock::time_point deadline;
+};
+
+struct Timer {
+  Clock::time_point deadline;
+  uint32_t tid;
+  bool operator>(const Timer& o) const { return deadline > o.deadline; }
+};
+
+class UmadEngine final : public MadEngine {
+ public:
+  UmadEngine(int port_id, int agent, const MadEngineOptions& options)
+      : port_id_(port_id),
+        agent_(agent),
+        options_(options),
+        send_buf_(umad_size() + kMadSize),
+        recv_buf_(umad_size() + kMadSize),
+        next_tid_(static_cast<uint32_t>(std::random_device{}())) {}
+
+  ~UmadEngine() override {
+    umad_unregister(port_id_, agent_);
+    umad_close_port(port_id_);
+  }
+
+  void submit(const MadRequest& request) override {
+    grow(request.node);
+    node_queue_[request.node].push_back(Pending{request, 0});
+    mark_ready(request.node);
+    ++queued_;
+  }
+
+  size_t poll(std::chrono::milliseconds max_wait, const CompletionFn& on_done) override {
+    const auto until = Clock::now() + max_wait;
+    size_t done = 0;
+    while (!idle()) {
+      done += fill_window(on_done);
+      const auto now = Clock::now();
+      if (now >= until && done > 0) break;
+      auto wait = until - now;
+      if (!timers_.empty()) wait = std::min<Clock::duration>(wait, timers_.top().deadline - now);
+      const auto wait_ms =
+          std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(wait).count());
+      done += receive(static_cast<int>(wait_ms), on_done);
+      done += expire(on_done);
+      if (Clock::now() >= until) break;
+    }
+    return done;
+  }
+
+  bool idle() const override { return queued_ == 0 && flights_.empty(); }
+  size_t in_flight() const override { return flights_.size(); }
+  const MadStats& stats() const override { return stats_; }
+  const MadEngineOptions& options() const override { return options_; }
+
+ private:
+  void grow(uint32_t node) {
+    if (node >= node_queue_.size()) {
+      node_queue_.resize(node + 1);
+      node_in_flight_.resize(node + 1, 0);
+      in_ready_.resize(node + 1, false);
+    }
+  }
+
+  void mark_ready(uint32_t node) {
+    if (!in_ready_[node] && !node_queue_[node].empty() &&
+        node_in_flight_[node] < options_.per_node) {
+      in_ready_[node] = true;
+      ready_.push_back(node);
+    }
+  }
+
+  size_t fill_window(const CompletionFn& on_done) {
+    size_t done = 0;
+    while (flights_.size() < options_.window && !ready_.empty()) {
+      const uint32_t node = ready_.front();
+      ready_.pop_front();
+      in_ready_[node] = false;
+      if (node_queue_[node].empty() || node_in_flight_[node] >= options_.per_node) continue;
+      Pending p = std::move(node_queue_[node].front());
+      node_queue_[node].pop_front();
+      --queued_;
+      done += send(std::move(p), on_done);
+      mark_ready(node);  // round robin: back of the line
+    }
+    return done;
+  }
+
+  std::chrono::milliseconds attempt_timeout(unsigned attempt) const {
+    return options_.timeout * (1u << std::min(attempt, kMaxBackoffShift));
+  }
+
+  size_t send(Pending p, const CompletionFn& on_done) {
+    const uint32_t tid = next_tid_++;
+    encode_request(umad_get_mad(send_buf_.data()), p.request, tid);
+    umad_set_addr(send_buf_.data(), p.request.lid, 1, 0, kQp1Qkey);
+    const auto timeout = attempt_timeout(p.attempts);
+    ++p.attempts;
+    if (umad_send(port_id_, agent_, send_buf_.data(), static_cast<int>(kMadSize),
+                  static_cast<int>(timeout.count()), 0) != 0) {
+      ++stats_.failed_send;
+      complete(p, MadFailure::kSendError, 0, {}, on_done);
+      return 1;
+    }
+    ++stats_.sent;
+    if (p.attempts > 1) ++stats_.retried;
+    const auto deadline = Clock::now() + timeout;
+    ++node_in_flight_[p.request.node];
+    flights_.emplace(tid, Flight{std::move(p), deadline});
+    timers_.push(Timer{deadline, tid});
+    return 0;
+  }
+
+  // An attempt failed: retry it (first in its node's line) or give up.
+  size_t retry_or_fail(Pending p, MadFailure failure, const CompletionFn& on_done) {
+    if (p.attempts <= options_.retries) {
+      const uint32_t node = p.request.node;
+      node_queue_[node].push_front(std::move(p));
+      ++queued_;
+      mark_ready(node);
+      return 0;
+    }
+    (failure == MadFailure::kTimeout ? stats_.failed_timeout : stats_.failed_unreachable)++;
+    complete(p, failure, 0, {}, on_done);
+    return 1;
+  }
+
+  std::optional<Pending> land(uint32_t tid) {
+    auto it = flights_.find(tid);
+    if (it == flights_.end()) return std::nullopt;
+    Pending p = std::move(it->second.pending);
+    flights_.erase(it);
+    --node_in_flight_[p.request.node];
+    mark_ready(p.request.node);
+    return p;
+  }
+
+  size_t receive(int wait_ms, const CompletionFn& on_done) {
+    size_t done = 0;
+    for (int timeout = wait_ms;; timeout = 0) {
+      int length = static_cast<int>(kMadSize);
+      const int agent = umad_recv(port_id_, recv_buf_.data(), &length, timeout);
+      if (agent < 0) break;  // nothing more (ETIMEDOUT) or an error: timers handle the rest
+      const auto* mad = static_cast<const uint8_t*>(umad_get_mad(recv_buf_.data()));
+      const DecodedReply reply = decode_reply(mad);
+      auto p = land(reply.tid);
+      if (!p) {
+        ++stats_.stale_replies;
+        continue;
+      }
+      if (umad_status(recv_buf_.data()) != 0) {  // our own request, returned undelivered
+        ++stats_.attempt_unreachable;
+        done += retry_or_fail(std::move(*p), MadFailure::kUnreachable, on_done);
+        continue;
+      }
+      done += answer(std::move(*p), reply, mad, on_done);
+    }
+    return done;
+  }
+
+  size_t answer(Pending p, const DecodedReply& reply, const uint8_t* mad,
+                const CompletionFn& on_done) {
+    ++stats_.answered;
+    const MadStatusKind kind = classify_status(reply.status);
+    if (kind == MadStatusKind::kBusy)
+      return retry_or_fail(std::move(p), MadFailure::kTimeout, on_done);
+    if (kind == MadStatusKind::kRedirect) {
+      ++stats_.failed_redirect;
+      complete(p, MadFailure::kRedirect, reply.status, {}, on_done);
+      return 1;
+    }
+    if (kind == MadStatusKind::kError) {
+      ++stats_.failed_status;
+      complete(p, MadFailure::kStatus, reply.status, {}, on_done);
+      return 1;
+    }
+    complete(p, MadFailure::kNone, reply.status, {mad + kMadDataOffset, kMadDataSize}, on_done);
+    return 1;
+  }
+
+  size_t expire(const CompletionFn& on_done) {
+    size_t done = 0;
+    const auto now = Clock::now();
+    while (!timers_.empty() && timers_.top().deadline <= now) {
+      const Timer t = timers_.top();
+      timers_.pop();
+      auto it = flights_.find(t.tid);
+      if (it == flights_.end() || it->second.deadline != t.deadline) continue;  // answered
+      auto p = land(t.tid);
+      ++stats_.attempt_timeouts;
+      done += retry_or_fail(std::move(*p), MadFailure::kTimeout, on_done);
+    }
+    return done;
+  }
+
+  void complete(const Pending& p, MadFailure failure, uint16_t status,
+                std::span<const uint8_t> data, const CompletionFn& on_done) {
+    MadCompletion c;
+    c.cookie = p.request.cookie;
+    c.failure = failure;
+    c.mad_status = status;
+    c.attempts = p.attempts;
+    c.received = Clock::now();
+    c.data = data;
+    on_done(c);
+  }
+
+  int port_id_;
+  int agent_;
+  MadEngineOptions options_;
+  std::vector<uint8_t> send_buf_;
+  std::vector<uint8_t> recv_buf_;
+  uint32_t next_tid_;
+  std::vector<std::deque<Pending>> node_queue_;
+  std::vector<unsigned> node_in_flight_;
+  std::vector<bool> in_ready_;
+  std::deque<uint32_t> ready_;
+  size_t queued_ = 0;
+  std::unordered_map<uint32_t, Flight> flights_;
+  std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
+  MadStats stats_;
+};
+
+}  // namespace
+
+std::string_view to_string(MadFailure failure) {
+  switch (failure) {
+    case MadFailure::kNone:
+      return "none";
+    case MadFailure::kTimeout:
+      return "timeout";
+    case MadFailure::kUnreachable:
+      return "unreachable";
+    case MadFailure::kStatus:
+      return "status";
+    case MadFailure::kRedirect:
+      return "redirect";
+    case MadFailure::kSendError:
+      return "send_error";
+  }
+  return "unknown";
+}
+
+Result<std::unique_ptr<MadEngine>> MadEngine::open(const std::string& ca, int port,
+                                                   const MadEngineOptions& options) {
+  if (options.window == 0 || options.per_node == 0) return Err("the MAD window must be positive");
+  if (umad_init() < 0) return Err("cannot initialise libibumad");
+  const int port_id = umad_open_port(ca.empty() ? nullptr : ca.c_str(), port);
+  if (port_id < 0) {
+    return Err("cannot open {} port {}: {}", ca.empty() ? "the first HCA" : ca, port,
+               std::strerror(-port_id));
+  }
+  const int agent = umad_register(port_id, kPerformanceClass, 1, 0, nullptr);
+  if (agent < 0) {
+    umad_close_port(port_id);
+    return Err("cannot register a PMA agent (class 0x04): {}", std::strerror(-agent));
+  }
+  return std::unique_ptr<MadEngine>(new UmadEngine(port_id, agent, options));
+}
+
+void drain(MadEngine& engine, const CompletionFn& on_done) {
+  while (!engine.idle())
+    engine.poll(std::chrono::milliseconds(100), on_done);
+}
+
+}  // namespace ibpulse::collector

@@ -1,0 +1,57 @@
+#include "ibpulse/collector/pma.h"
+
+#include <cassert>
+
+namespace ibpulse::collector {
+
+PmaCapabilities decode_class_port_info(std::span<const uint8_t> data) {
+  using schema::extract_bits;
+  PmaCapabilities c;
+  c.capability_mask = static_cast<uint16_t>(extract_bits(data, 16, 16));
+  c.capability_mask2 = static_cast<uint32_t>(extract_bits(data, 32, 27));
+  c.resp_time_value = static_cast<uint8_t>(extract_bits(data, 59, 5));
+  c.redirect_lid = static_cast<uint16_t>(extract_bits(data, 224, 16));
+  return c;
+}
+
+bool supports(const PmaCapabilities& caps, const schema::Field& field) {
+  switch (field.requires_capability) {
+    case schema::Requires::kNothing:
+      return true;
+    case schema::Requires::kExtendedWidth:
+      return caps.extended_width();
+    case schema::Requires::kExtendedWidthFull:
+      return caps.extended_width_full();
+    case schema::Requires::kAdditionalExtended:
+      return caps.additional_extended();
+    case schema::Requires::kXmitWait:
+      return caps.xmit_wait();
+    case schema::Requires::kQp1Dropped:
+      return caps.qp1_dropped();
+  }
+  return false;
+}
+
+MadRequest pma_get(schema::Attribute attribute, uint16_t lid, uint8_t port, uint32_t node,
+                   uint64_t cookie) {
+  MadRequest r;
+  r.lid = lid;
+  r.node = node;
+  r.method = MadMethod::kGet;
+  r.attribute = static_cast<uint16_t>(attribute);
+  r.cookie = cookie;
+  if (attribute != schema::Attribute::kClassPortInfo) r.data[1] = port;  // PortSelect
+  return r;
+}
+
+void decode_fields(schema::Attribute attribute, std::span<const uint8_t> data, RawSample& sample) {
+  const auto fields = schema::fields_of(attribute);
+  assert(fields.size() <= kMaxFieldsPerAttribute);
+  sample.attribute = attribute;
+  sample.field_count = static_cast<uint8_t>(fields.size());
+  for (size_t i = 0; i < fields.size(); ++i) {
+    sample.values[i] = schema::extract_bits(data, fields[i].bit_offset, fields[i].width);
+  }
+}
+
+}  // namespace ibpulse::collector
