@@ -10,6 +10,8 @@ find_package(spdlog REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)
 find_package(Threads REQUIRED)
+find_package(yaml-cpp REQUIRED)
+find_package(Boost 1.74 REQUIRED)
 
 if(IBPULSE_BUILD_TESTS)
   find_package(GTest REQUIRED)

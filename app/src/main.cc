@@ -75,6 +75,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error"}))
       ->capture_default_str();
   app.require_subcommand(1);
+  app.fallthrough();  // --log.level may follow the subcommand too
 
   Action action;
   CLI::App* sim = app.add_subcommand(
@@ -88,6 +89,7 @@ int main(int argc, char** argv) {
   add_demo_command(app, action);
   add_discover_command(app, action);
   add_query_command(app, action);
+  add_run_command(app, action);
 
   try {
     app.parse(argc, argv);

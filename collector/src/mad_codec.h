@@ -11,7 +11,7 @@ namespace ibpulse::collector {
 
 inline constexpr size_t kMadSize = 256;
 inline constexpr size_t kMadDataOffset = 64;
-inline constexpr int kQp1Qkey = 0x80010000;
+inline constexpr int kQp1Qkey = static_cast<int>(0x80010000u);  // umad_set_addr takes an int
 
 void encode_request(void* mad, const MadRequest& request, uint32_t tid);
 

@@ -15,8 +15,11 @@ std::map<uint64_t, uint32_t> index_nodes(std::span<const SweepTarget> targets) {
   return index;
 }
 
+}  // namespace
+
 void read_capabilities(MadEngine& engine, std::span<const SweepTarget> targets,
-                       const std::map<uint64_t, uint32_t>& nodes, CapabilityCache& cache) {
+                       CapabilityCache& cache) {
+  const auto nodes = index_nodes(targets);
   std::vector<uint64_t> asked;
   for (const auto& t : targets) {
     if (cache.count(t.key.node_guid) != 0) continue;
@@ -30,8 +33,6 @@ void read_capabilities(MadEngine& engine, std::span<const SweepTarget> targets,
   });
 }
 
-}  // namespace
-
 bool worth_reading(schema::Attribute attribute, const PmaCapabilities& caps) {
   if (attribute == schema::Attribute::kPortCountersExtended) return caps.extended_width();
   return true;
@@ -42,7 +43,7 @@ SweepResult sweep(MadEngine& engine, std::span<const SweepTarget> targets,
                   const SweepProgress& progress) {
   const auto started = Clock::now();
   const auto nodes = index_nodes(targets);
-  read_capabilities(engine, targets, nodes, capabilities);
+  read_capabilities(engine, targets, capabilities);
 
   SweepResult result;
   result.samples.reserve(targets.size() * attributes.size());

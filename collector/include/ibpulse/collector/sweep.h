@@ -39,6 +39,10 @@ SweepResult sweep(MadEngine& engine, std::span<const SweepTarget> targets,
                   std::span<const schema::Attribute> attributes, CapabilityCache& capabilities,
                   const SweepProgress& progress = {});
 
+// Reads ClassPortInfo of every node of `targets` that `cache` does not know yet.
+void read_capabilities(MadEngine& engine, std::span<const SweepTarget> targets,
+                       CapabilityCache& cache);
+
 // Whether a node with `caps` is asked for `attribute` at all.
 bool worth_reading(schema::Attribute attribute, const PmaCapabilities& caps);
 

@@ -1,0 +1,44 @@
+#pragma once
+// The daemon's configuration: one table of keys, each settable from the YAML file (nested
+// maps, `mad: {window: 64}`) and as a flag named by its dotted path (`--mad.window 64`).
+// Flags override the file. Unknown keys and bad values are errors naming the file, line and
+// key.
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ibpulse/base/result.h"
+#include "ibpulse/collector/poller.h"
+
+namespace ibpulse::cli {
+
+struct DaemonConfig {
+  collector::PollerOptions poller;
+  std::string node_name_map;
+  size_t ring_size = 65536;
+};
+
+// Raw values as given: scalars are one-element lists.
+using ConfigValues = std::map<std::string, std::vector<std::string>>;
+
+struct ConfigKey {
+  std::string name;  // dotted path
+  std::string help;
+  std::string default_text;
+};
+const std::vector<ConfigKey>& config_keys();
+
+// Reads a YAML file into dotted keys, rejecting unknown ones (with file:line).
+Result<std::map<std::string, std::pair<std::vector<std::string>, int>>> read_config_file(
+    const std::filesystem::path& path);
+
+// Builds the configuration: defaults, then the file (if any), then flags.
+Result<DaemonConfig> build_config(const std::filesystem::path& file, const ConfigValues& flags);
+
+// Adds one `--<key>` flag per config key; values land in `flags`.
+void add_config_flags(CLI::App& app, ConfigValues& flags);
+
+}  // namespace ibpulse::cli

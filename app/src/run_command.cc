@@ -1,0 +1,176 @@
+// `ibpulse run`: the long-running collector.
+#include <fmt/format.h>
+#include <signal.h>
+#include <spdlog/spdlog.h>
+
+#include <thread>
+
+#include "cli_support.h"
+#include "commands.h"
+#include "daemon_config.h"
+#include "ibpulse/collector/environment.h"
+#include "ibpulse/collector/poller.h"
+
+namespace ibpulse::cli {
+namespace {
+
+using namespace std::chrono_literals;
+using collector::guid_string;
+
+std::atomic<bool> g_reload{false};
+void on_hup(int) {
+  g_reload.store(true);
+}
+
+struct RunArgs {
+  std::string config_file;
+  ConfigValues flags;
+  uint64_t exit_after_sweeps = 0;
+};
+
+void cap_for_simulator(DaemonConfig& config) {
+  const auto env = collector::current_mad_environment();
+  if (!env.simulated) return;
+  const unsigned cap = env.max_mads.value_or(64);
+  if (config.poller.mad.window > cap) {
+    spdlog::info("event=mad_window_capped window={} cap={} reason=umad2sim",
+                 config.poller.mad.window, cap);
+    config.poller.mad.window = cap;
+  }
+}
+
+void log_changes(const collector::Topology& t, const collector::TopologyChanges& c) {
+  size_t linked = 0;
+  for (const auto& p : t.ports)
+    linked += p.remote.has_value();
+  spdlog::info("event=discovered nodes={} switches={} ports={} linked={} subnet_prefix={}",
+               t.nodes.size(), t.switch_count(), t.ports.size(), linked,
+               guid_string(t.subnet_prefix));
+  if (c.nodes_added.size() == t.nodes.size()) return;  // the first discovery: all is new
+  for (auto guid : c.nodes_added)
+    spdlog::info("event=node_added node_guid={}", guid_string(guid));
+  for (auto guid : c.nodes_removed)
+    spdlog::warn("event=node_removed node_guid={}", guid_string(guid));
+  const auto name = [&](collector::PortKey k) {
+    const auto* n = t.find_node(k.node_guid);
+    return n ? n->name : std::string("?");
+  };
+  for (auto k : c.links_down) {
+    spdlog::warn("event=link_down node_guid={} port={} node=\"{}\"", guid_string(k.node_guid),
+                 k.port, name(k));
+  }
+  for (auto k : c.links_up) {
+    spdlog::info("event=link_up node_guid={} port={} node=\"{}\"", guid_string(k.node_guid), k.port,
+                 name(k));
+  }
+  for (const auto& l : c.lid_changes) {
+    spdlog::warn("event=lid_changed node_guid={} port={} lid_before={} lid_after={}",
+                 guid_string(l.port.node_guid), l.port.port, l.before, l.after);
+  }
+}
+
+int run_daemon(const RunArgs& a) {
+  auto config = build_config(a.config_file, a.flags);
+  if (!config) return fail(config.error());
+  cap_for_simulator(*config);
+  const auto& stop = install_stop_signals();
+  struct sigaction sa {};
+  sa.sa_handler = on_hup;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGHUP, &sa, nullptr);
+
+  collector::SampleRing ring(config->ring_size);
+  std::atomic<bool> stop_all{false};
+  std::atomic<uint64_t> consumed{0};
+  // Until the converters take this end of the ring, samples are counted and let go.
+  std::thread consumer([&] {
+    collector::RawSample s;
+    while (!stop_all.load()) {
+      while (ring.pop(s))
+        consumed.fetch_add(1, std::memory_order_relaxed);
+      std::this_thread::sleep_for(10ms);
+    }
+  });
+
+  std::atomic<uint64_t> sweeps{0};
+  collector::PollerEvents events;
+  events.discovered = log_changes;
+  events.warning = [](const std::string& text) { spdlog::warn("{}", text); };
+  events.sweep_done = [&](const collector::SweepSummary& s) {
+    if (s.number == 1) {
+      spdlog::info("event=ready ports={} stale={} sweep_seconds={:.3f}", s.ports, s.stale,
+                   s.seconds);
+    } else if (s.stale > 0) {
+      spdlog::warn("event=sweep sweep={} ports={} stale={} sweep_seconds={:.3f}", s.number, s.ports,
+                   s.stale, s.seconds);
+    } else {
+      spdlog::debug("event=sweep sweep={} ports={} stale=0 sweep_seconds={:.3f}", s.number, s.ports,
+                    s.seconds);
+    }
+    sweeps.fetch_add(1);
+  };
+  collector::Poller poller(config->poller, ring, events);
+  std::atomic<bool> stop_poller{false};
+  Status result = Ok{};
+  std::thread io([&] {
+    result = poller.run(stop_poller);
+    stop_all.store(true);
+  });
+
+  auto last_stats = std::chrono::steady_clock::now();
+  while (!stop.load() && !stop_all.load() &&
+         (a.exit_after_sweeps == 0 || sweeps.load() < a.exit_after_sweeps)) {
+    std::this_thread::sleep_for(50ms);
+    if (g_reload.exchange(false)) {
+      auto fresh = build_config(a.config_file, a.flags);
+      if (!fresh) {
+        spdlog::error("event=reload_failed error=\"{}\" note=\"keeping the running configuration\"",
+                      fresh.error());
+      } else {
+        poller.reconfigure(fresh->poller);
+        spdlog::info("event=reloaded config=\"{}\"", a.config_file);
+      }
+    }
+    if (std::chrono::steady_clock::now() - last_stats > 60s) {
+      last_stats = std::chrono::steady_clock::now();
+      const auto st = poller.stats();
+      spdlog::info(
+          "event=stats sweeps={} samples={} ring_drops={} mad_sent={} mad_timeouts={} "
+          "mad_retried={}",
+          st.sweeps, st.samples, st.ring_drops, st.mad.sent, st.mad.attempt_timeouts,
+          st.mad.retried);
+    }
+  }
+  stop_poller.store(true);
+  io.join();
+  stop_all.store(true);
+  consumer.join();
+  const auto st = poller.stats();
+  spdlog::info(
+      "event=stopped sweeps={} samples={} consumed={} ring_drops={} mad_sent={} mad_answered={} "
+      "mad_timeouts={} mad_unreachable={} mad_retried={} failed_timeout={} failed_unreachable={} "
+      "failed_status={}",
+      st.sweeps, st.samples, consumed.load(), st.ring_drops, st.mad.sent, st.mad.answered,
+      st.mad.attempt_timeouts, st.mad.attempt_unreachable, st.mad.retried, st.mad.failed_timeout,
+      st.mad.failed_unreachable, st.mad.failed_status);
+  if (!result) return fail(result.error());
+  return 0;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, Action& action) {
+  auto* run = app.add_subcommand(
+      "run",
+      "Run the collector: discover the fabric, poll every port's PMA on schedule and keep "
+      "exact counters. Every configuration key can be given in the YAML --config file or "
+      "as a flag named by its dotted path; flags win. SIGHUP reloads, SIGTERM stops.");
+  auto a = std::make_shared<RunArgs>();
+  run->add_option("--config", a->config_file, "YAML configuration file")->check(CLI::ExistingFile);
+  run->add_option("--exit-after-sweeps", a->exit_after_sweeps,
+                  "Stop after this many full sweeps (tests, benchmarks)");
+  add_config_flags(*run, a->flags);
+  run->callback([a, &action] { action = [a] { return run_daemon(*a); }; });
+}
+
+}  // namespace ibpulse::cli

@@ -1,0 +1,80 @@
+#pragma once
+// The collector's I/O loop: discovery on an interval, the scheduler's due items turned into
+// PMA reads through the MAD engine, decoded raw samples pushed into a lock-free SPSC ring for
+// the converters. A full ring drops and counts; it never blocks the engine.
+//
+// Thread safety: run() owns the engine and everything else and runs on one thread; stats()
+// and request_* may be called from any thread.
+
+#include <atomic>
+#include <boost/lockfree/spsc_queue.hpp>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <set>
+
+#include "ibpulse/collector/discovery.h"
+#include "ibpulse/collector/mad_engine.h"
+#include "ibpulse/collector/pma.h"
+#include "ibpulse/collector/scheduler.h"
+#include "ibpulse/collector/sweep.h"
+
+namespace ibpulse::collector {
+
+using SampleRing = boost::lockfree::spsc_queue<RawSample>;
+
+struct PollerOptions {
+  DiscoveryOptions discovery;
+  MadEngineOptions mad;
+  Intervals intervals;
+  std::chrono::milliseconds rediscover{std::chrono::minutes(5)};
+  std::set<uint64_t> skip_nodes;         // never polled
+  std::set<uint64_t> no_extended_nodes;  // PortCounters only (32-bit), ignoring the extended ones
+};
+
+struct SweepSummary {
+  uint64_t number = 0;
+  size_t ports = 0;
+  size_t stale = 0;  // ports whose counters could not be read this sweep, after every retry
+  double seconds = 0;
+};
+
+struct PollerStats {
+  uint64_t sweeps = 0;
+  SweepSummary last_sweep;
+  uint64_t samples = 0;
+  uint64_t ring_drops = 0;
+  uint64_t discoveries = 0;
+  uint64_t discovery_failures = 0;
+  size_t ports = 0;
+  size_t nodes = 0;
+  MadStats mad;
+};
+
+// Events the daemon logs.
+struct PollerEvents {
+  std::function<void(const Topology&, const TopologyChanges&)> discovered;
+  std::function<void(const SweepSummary&)> sweep_done;
+  std::function<void(const std::string&)> warning;
+};
+
+class Poller {
+ public:
+  Poller(PollerOptions options, SampleRing& ring, PollerEvents events);
+  ~Poller();
+
+  // Opens the engine and runs until `stop` is set. Fails only when it cannot start.
+  Status run(const std::atomic<bool>& stop);
+
+  PollerStats stats() const;
+  // Takes effect at the next loop turn: new intervals, skip lists (not the MAD window).
+  void reconfigure(const PollerOptions& options);
+  void request_rediscovery();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace ibpulse::collector

@@ -1,0 +1,75 @@
+#pragma once
+// Decides what is due: every port has a work item per attribute group, each with its own
+// interval, first due times spread over the interval so reads never come in bursts. Ports
+// without a link are read at a slow interval and still reported.
+//
+// Thread safety: belongs to the poller thread.
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <queue>
+#include <vector>
+
+#include "ibpulse/collector/topology.h"
+
+namespace ibpulse::collector {
+
+enum class Group : uint8_t {
+  kCounters,  // PortCounters (+ PortCountersExtended where advertised)
+  kDetails,   // error/discard details, flow control, per-VL, extended speeds
+  kIdle,      // a port without a link: PortCounters only, slowly
+};
+std::string_view to_string(Group group);
+
+struct Intervals {
+  std::chrono::milliseconds counters{1000};
+  std::chrono::milliseconds details{10000};
+  std::chrono::milliseconds idle{60000};
+};
+
+class Scheduler {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  struct Item {
+    PortKey port;
+    Group group;
+  };
+
+  explicit Scheduler(Intervals intervals) : intervals_(intervals) {}
+
+  // Adds ports not yet scheduled, drops ports that are gone, moves ports between the idle and
+  // active groups when their link changed; ports that stayed keep their schedule.
+  void update(const Topology& topology, Clock::time_point now);
+
+  // Items due at `now`, each rescheduled one interval after its previous due time (or after
+  // `now` when it fell more than an interval behind: a slow fabric skips, never bunches).
+  std::vector<Item> take_due(Clock::time_point now);
+
+  std::optional<Clock::time_point> next_due() const;
+
+  void set_intervals(Intervals intervals) { intervals_ = intervals; }
+  const Intervals& intervals() const { return intervals_; }
+  size_t items() const { return scheduled_.size(); }
+
+ private:
+  std::chrono::milliseconds interval_of(Group group) const;
+  void schedule(PortKey port, Group group, Clock::time_point first);
+
+  struct Entry {
+    Clock::time_point due;
+    uint64_t generation;
+    PortKey port;
+    Group group;
+    bool operator>(const Entry& o) const { return due > o.due; }
+  };
+  Intervals intervals_;
+  // (port, group) -> generation of its live heap entry; stale entries are skipped on pop.
+  std::map<std::pair<PortKey, Group>, uint64_t> scheduled_;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap_;
+  uint64_t next_generation_ = 1;
+};
+
+}  // namespace ibpulse::collector

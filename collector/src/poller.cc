@@ -1,0 +1,310 @@
+#include "ibpulse/collector/poller.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <thread>
+#include <vector>
+
+namespace ibpulse::collector {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using schema::Attribute;
+using namespace std::chrono_literals;
+
+constexpr Attribute kDetailAttributes[] = {
+    Attribute::kPortRcvErrorDetails,
+    Attribute::kPortXmitDiscardDetails,
+    Attribute::kPortFlowCtlCounters,
+    Attribute::kPortVLXmitWaitCounters,
+    Attribute::kPortVLXmitFlowCtlUpdateErrors,
+    Attribute::kPortVLOpPackets,
+    Attribute::kPortVLOpData,
+};
+
+// What one outstanding MAD was for.
+struct Context {
+  PortKey port;
+  Attribute attribute;
+  Group group;
+  uint64_t sweep;  // the counters sweep it belongs to (0: none)
+};
+
+}  // namespace
+
+struct Poller::State {
+  PollerOptions options;
+  SampleRing& ring;
+  PollerEvents events;
+  mutable std::mutex mutex;  // guards stats, pending_options, rediscover_requested
+  PollerStats stats;
+  std::optional<PollerOptions> pending_options;
+  bool rediscover_requested = false;
+
+  std::unique_ptr<MadEngine> engine;
+  Topology topology;
+  CapabilityCache capabilities;
+  std::map<uint64_t, std::set<Attribute>> unsupported;  // per node, until rediscovery
+  std::map<uint64_t, uint32_t> node_index;
+  Scheduler scheduler{Intervals{}};
+  Clock::time_point next_discovery{};
+  Clock::time_point last_discovery{};
+
+  std::vector<Context> contexts;
+  std::vector<uint64_t> free_contexts;
+
+  // The counters sweep in progress: it ends when every port's counters read completed.
+  uint64_t sweep_number = 0;
+  size_t sweep_expected = 0;
+  size_t sweep_done = 0;
+  std::set<PortKey> sweep_stale;
+  Clock::time_point sweep_started{};
+  std::set<PortKey> sweep_seen;
+
+  State(PollerOptions o, SampleRing& r, PollerEvents e)
+      : options(std::move(o)), ring(r), events(std::move(e)), scheduler(options.intervals) {}
+
+  void warn(const std::string& text) {
+    if (events.warning) events.warning(text);
+  }
+
+  uint64_t new_context(const Context& c) {
+    if (!free_contexts.empty()) {
+      const uint64_t id = free_contexts.back();
+      free_contexts.pop_back();
+      contexts[id] = c;
+      return id;
+    }
+    contexts.push_back(c);
+    return contexts.size() - 1;
+  }
+
+  bool discover(Clock::time_point now) {
+    auto found = collector::discover(options.discovery);
+    last_discovery = now;
+    next_discovery = now + options.rediscover;
+    if (!found) {
+      std::lock_guard lock(mutex);
+      ++stats.discovery_failures;
+      warn(fmt::format("event=discovery_failed error=\"{}\"", found.error()));
+      return false;
+    }
+    Topology fresh = std::move(*found);
+    std::erase_if(fresh.ports,
+                  [&](const Port& p) { return options.skip_nodes.count(p.key.node_guid) != 0; });
+    const TopologyChanges changes = diff(topology, fresh);
+    // Capabilities are cached until rediscovery; LID changes are followed at once.
+    capabilities.clear();
+    unsupported.clear();
+    sweep_expected = 0;  // a sweep in progress counted the old ports: start afresh
+    topology = std::move(fresh);
+    node_index.clear();
+    for (const Node& n : topology.nodes)
+      node_index.emplace(n.guid, static_cast<uint32_t>(node_index.size()));
+    std::vector<SweepTarget> targets;
+    for (const Port& p : topology.ports) {
+      if (p.remote && p.lid != 0) targets.push_back({p.key, p.lid});
+    }
+    read_capabilities(*engine, targets, capabilities);
+    for (const auto& [guid, caps] : capabilities) {
+      if (caps && caps->pm_key()) {
+        warn(
+            fmt::format("event=pm_key_required node_guid={} note=\"PM_Key is not supported yet; "
+                        "this node's counters may be refused\"",
+                        guid_string(guid)));
+      }
+    }
+    scheduler.update(topology, now);
+    {
+      std::lock_guard lock(mutex);
+      ++stats.discoveries;
+      stats.ports = topology.ports.size();
+      stats.nodes = topology.nodes.size();
+    }
+    if (events.discovered) events.discovered(topology, changes);
+    return true;
+  }
+
+  std::vector<Attribute> attributes_for(const Port& port, Group group) const {
+    std::vector<Attribute> out;
+    const auto caps_it = capabilities.find(port.key.node_guid);
+    const PmaCapabilities* caps =
+        caps_it != capabilities.end() && caps_it->second ? &*caps_it->second : nullptr;
+    const auto& off = unsupported.count(port.key.node_guid) ? unsupported.at(port.key.node_guid)
+                                                            : std::set<Attribute>{};
+    const auto add = [&](Attribute a) {
+      if (!off.count(a)) out.push_back(a);
+    };
+    if (group == Group::kDetails) {
+      for (Attribute a : kDetailAttributes)
+        add(a);
+      if (port.link.speed_ext_active != 0) add(Attribute::kPortExtendedSpeedsCounters);
+      return out;
+    }
+    add(Attribute::kPortCounters);
+    if (group == Group::kCounters && caps && caps->extended_width() &&
+        !options.no_extended_nodes.count(port.key.node_guid)) {
+      add(Attribute::kPortCountersExtended);
+    }
+    return out;
+  }
+
+  void start_sweep_if_needed(Clock::time_point now) {
+    if (sweep_expected != 0) return;
+    sweep_number++;
+    sweep_expected = 0;
+    for (const Port& p : topology.ports)
+      if (p.remote && p.lid != 0) ++sweep_expected;
+    sweep_done = 0;
+    sweep_stale.clear();
+    sweep_seen.clear();
+    sweep_started = now;
+  }
+
+  void issue(const Scheduler::Item& item, Clock::time_point now) {
+    const Port* port = topology.find_port(item.port);
+    if (port == nullptr) return;
+    uint64_t sweep = 0;
+    if (item.group == Group::kCounters) {
+      start_sweep_if_needed(now);
+      // A port counts once per sweep; a second round before the sweep ends starts no new one.
+      if (sweep_seen.insert(item.port).second) sweep = sweep_number;
+    }
+    const uint32_t node =
+        node_index.count(item.port.node_guid) ? node_index.at(item.port.node_guid) : 0;
+    const auto attributes = attributes_for(*port, item.group);
+    for (size_t i = 0; i < attributes.size(); ++i) {
+      // Only the PortCounters read carries the sweep accounting.
+      const uint64_t counted = attributes[i] == Attribute::kPortCounters ? sweep : 0;
+      const uint64_t id = new_context(Context{item.port, attributes[i], item.group, counted});
+      engine->submit(pma_get(attributes[i], port->lid, item.port.port, node, id));
+    }
+  }
+
+  void finish_sweep_item(const Context& c, bool ok) {
+    if (c.sweep == 0 || c.sweep != sweep_number) return;
+    if (!ok) sweep_stale.insert(c.port);
+    if (++sweep_done < sweep_expected) return;
+    SweepSummary summary{sweep_number, sweep_expected, sweep_stale.size(),
+                         std::chrono::duration<double>(Clock::now() - sweep_started).count()};
+    sweep_expected = 0;
+    {
+      std::lock_guard lock(mutex);
+      ++stats.sweeps;
+      stats.last_sweep = summary;
+    }
+    if (events.sweep_done) events.sweep_done(summary);
+  }
+
+  void on_done(const MadCompletion& c) {
+    const Context ctx = contexts[c.cookie];
+    free_contexts.push_back(c.cookie);
+    RawSample s;
+    s.port = ctx.port;
+    s.attribute = ctx.attribute;
+    s.received = c.received;
+    s.failure = c.failure;
+    s.mad_status = c.mad_status;
+    if (c.failure == MadFailure::kNone) decode_fields(ctx.attribute, c.data, s);
+    if (c.failure == MadFailure::kStatus && ctx.attribute != Attribute::kPortCounters) {
+      if (unsupported[ctx.port.node_guid].insert(ctx.attribute).second) {
+        auto info = schema::find_attribute(ctx.attribute);
+        warn(
+            fmt::format("event=attribute_unsupported node_guid={} attribute={} mad_status=0x{:04x}",
+                        guid_string(ctx.port.node_guid), info ? info->name : "?", c.mad_status));
+      }
+    }
+    if (c.failure == MadFailure::kUnreachable && ctx.attribute == Attribute::kPortCounters) {
+      std::lock_guard lock(mutex);
+      rediscover_requested = true;  // a link may have gone: look again soon
+    }
+    const bool pushed = ring.push(s);
+    {
+      std::lock_guard lock(mutex);
+      ++stats.samples;
+      if (!pushed) ++stats.ring_drops;
+    }
+    if (ctx.attribute == Attribute::kPortCounters)
+      finish_sweep_item(ctx, c.failure == MadFailure::kNone);
+  }
+
+  void apply_pending(Clock::time_point now) {
+    std::optional<PollerOptions> next;
+    bool rediscover = false;
+    {
+      std::lock_guard lock(mutex);
+      next.swap(pending_options);
+      rediscover = rediscover_requested;
+      rediscover_requested = false;
+    }
+    if (next) {
+      const auto mad = options.mad;  // the engine keeps its window until restart
+      options = std::move(*next);
+      options.mad = mad;
+      scheduler.set_intervals(options.intervals);
+      rediscover = true;
+    }
+    // A requested rediscovery waits at least 5 s after the last one: a flapping link must not
+    // turn the poller into a discovery loop.
+    if (rediscover) next_discovery = std::min(next_discovery, std::max(now, last_discovery + 5s));
+  }
+
+  void loop(const std::atomic<bool>& stop) {
+    const auto done = [this](const MadCompletion& c) { on_done(c); };
+    while (!stop.load()) {
+      auto now = Clock::now();
+      apply_pending(now);
+      if (now >= next_discovery) {
+        drain(*engine, done);  // samples of the old topology land before it changes
+        discover(now);
+        now = Clock::now();
+      }
+      for (const auto& item : scheduler.take_due(now))
+        issue(item, now);
+      auto wake = std::min(next_discovery, now + 100ms);
+      if (auto due = scheduler.next_due()) wake = std::min(wake, *due);
+      const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(wake - now);
+      if (engine->idle()) {
+        if (wait.count() > 0) std::this_thread::sleep_for(wait);
+      } else {
+        engine->poll(std::max(wait, 0ms), done);
+      }
+      std::lock_guard lock(mutex);
+      stats.mad = engine->stats();
+    }
+    drain(*engine, done);
+  }
+};
+
+Poller::Poller(PollerOptions options, SampleRing& ring, PollerEvents events)
+    : state_(std::make_unique<State>(std::move(options), ring, std::move(events))) {}
+
+Poller::~Poller() = default;
+
+Status Poller::run(const std::atomic<bool>& stop) {
+  auto& s = *state_;
+  auto engine = MadEngine::open(s.options.discovery.ca, s.options.discovery.ca_port, s.options.mad);
+  if (!engine) return Error{engine.error()};
+  s.engine = std::move(*engine);
+  if (!s.discover(Clock::now())) return Err("the first discovery failed; see the log");
+  s.loop(stop);
+  return Ok{};
+}
+
+PollerStats Poller::stats() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->stats;
+}
+
+void Poller::reconfigure(const PollerOptions& options) {
+  std::lock_guard lock(state_->mutex);
+  state_->pending_options = options;
+}
+
+void Poller::request_rediscovery() {
+  std::lock_guard lock(state_->mutex);
+  state_->rediscover_requested = true;
+}
+
+}  // namespace ibpulse::collector
