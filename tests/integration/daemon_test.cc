@@ -1,0 +1,193 @@
+// `ibpulse run` on the simulated fabric: ready after its first full sweep, clean stop, config
+// errors that name file and line, loss handled with stale ports, a downed link followed.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <fstream>
+#include <regex>
+#include <thread>
+
+#include "sim_fabric.h"
+
+namespace ibpulse::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+SimFabric& fabric() {
+  return SimFabricEnvironment::fabric();
+}
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// The daemon, attached to the fabric through `sim exec`, logging into a file.
+class Daemon {
+ public:
+  explicit Daemon(const std::vector<std::string>& args) {
+    log_ =
+        std::filesystem::temp_directory_path() / ("ibpulse-daemon-" + std::to_string(::getpid()) +
+                                                  "-" + std::to_string(counter_++) + ".log");
+    sim::SpawnSpec spec;
+    spec.argv = {IBPULSE_BINARY_FOR_TESTS,
+                 "sim",
+                 "exec",
+                 "--name",
+                 fabric().name(),
+                 "--root",
+                 fabric().root().string(),
+                 "--",
+                 IBPULSE_BINARY_FOR_TESTS,
+                 "run"};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    spec.stdout_path = log_;
+    spec.stderr_path = log_;
+    auto p = sim::spawn_detached(spec);
+    if (!p) throw std::runtime_error(p.error());
+    process_ = *p;
+  }
+  ~Daemon() {
+    sim::terminate(process_, 5s);
+    std::filesystem::remove(log_);
+  }
+  std::string log() const { return read_file(log_); }
+  bool wait_for(const std::string& text, std::chrono::milliseconds timeout) const {
+    const auto until = std::chrono::steady_clock::now() + timeout;
+    while (log().find(text) == std::string::npos) {
+      if (std::chrono::steady_clock::now() > until) return false;
+      std::this_thread::sleep_for(50ms);
+    }
+    return true;
+  }
+  bool running() const { return sim::is_running(process_); }
+  void signal(int sig) const { ::kill(-process_.pid, sig); }
+
+ private:
+  static inline int counter_ = 0;
+  std::filesystem::path log_;
+  sim::ProcessRef process_;
+};
+
+size_t count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
+    ++n;
+  return n;
+}
+
+std::vector<double> sweep_seconds(const std::string& log) {
+  std::vector<double> out;
+  const std::regex re("event=(?:ready|sweep) .*sweep_seconds=([0-9.]+)");
+  for (std::sregex_iterator it(log.begin(), log.end(), re), end; it != end; ++it) {
+    out.push_back(std::stod((*it)[1]));
+  }
+  return out;
+}
+
+TEST(Daemon, ReadyAfterTheFirstSweepAndStopsCleanly) {
+  const auto out = fabric().exec({IBPULSE_BINARY_FOR_TESTS, "run", "--exit-after-sweeps", "3",
+                                  "--poll.counters-interval", "300ms", "--log.level", "debug"});
+  EXPECT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_NE(out.err.find("event=mad_window_capped window=256 cap=64"), std::string::npos)
+      << out.err;
+  EXPECT_NE(out.err.find("event=discovered nodes=6 switches=2 ports=24 linked=12"),
+            std::string::npos)
+      << out.err;
+  const auto ready = out.err.find("event=ready ports=12 stale=0");
+  ASSERT_NE(ready, std::string::npos) << out.err;
+  EXPECT_LT(out.err.find("event=discovered"), ready);
+  EXPECT_EQ(count(out.err, "event=sweep sweep="), 2u) << out.err;
+  EXPECT_NE(out.err.find("ring_drops=0"), std::string::npos);
+  EXPECT_NE(out.err.find("failed_timeout=0 failed_unreachable=0"), std::string::npos) << out.err;
+}
+
+TEST(Daemon, SigtermStopsIt) {
+  Daemon d({"--poll.counters-interval", "200ms"});
+  ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+  d.signal(SIGTERM);
+  ASSERT_TRUE(d.wait_for("event=stopped", 5s)) << d.log();
+}
+
+TEST(Daemon, ConfigErrorsNameFileLineAndKey) {
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto file = dir / ("ibpulse-config-" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(file) << "mad:\n  window: 64\n  windw: 3\n";
+  auto out = run_ibpulse({"run", "--config", file.string()});
+  EXPECT_EQ(out.exit_code, 1);
+  EXPECT_NE(out.err.find(file.string() + ":3: unknown key 'mad.windw'"), std::string::npos)
+      << out.err;
+
+  std::ofstream(file) << "poll:\n  counters-interval: often\n";
+  out = run_ibpulse({"run", "--config", file.string()});
+  EXPECT_EQ(out.exit_code, 1);
+  EXPECT_NE(out.err.find(":2: poll.counters-interval: expected a duration"), std::string::npos)
+      << out.err;
+
+  out = run_ibpulse({"run", "--mad.window", "0"});
+  EXPECT_EQ(out.exit_code, 1);
+  EXPECT_NE(out.err.find("--mad.window: expected a whole number from 1 to 4096"), std::string::npos)
+      << out.err;
+
+  // A flag overrides the file: the bad file value is never read.
+  std::ofstream(file) << "mad:\n  retries: lots\n";
+  out = run_ibpulse({"run", "--config", file.string(), "--mad.retries", "2", "--help"});
+  EXPECT_EQ(out.exit_code, 0);
+  std::filesystem::remove(file);
+}
+
+TEST(Daemon, LossyPortIsStaleButNeverDroppedAndSweepsKeepTime) {
+  ASSERT_EQ(fabric().sim("error", {"Hca2[1]", "100", "--attribute", "PortCounters"}).exit_code, 0);
+  const auto out = fabric().exec({IBPULSE_BINARY_FOR_TESTS, "run", "--exit-after-sweeps", "4",
+                                  "--poll.counters-interval", "500ms", "--mad.timeout", "20ms",
+                                  "--mad.retries", "2", "--discovery.interval", "1h"});
+  ASSERT_EQ(fabric().sim("error", {"Hca2[1]", "0"}).exit_code, 0);
+  EXPECT_EQ(out.exit_code, 0) << out.err;
+  // Every sweep still covers all 12 ports, the unreadable one counted stale.
+  EXPECT_NE(out.err.find("event=ready ports=12 stale=1"), std::string::npos) << out.err;
+  EXPECT_EQ(count(out.err, "ports=12 stale=1"), 4u) << out.err;
+  for (double s : sweep_seconds(out.err))
+    EXPECT_LT(s, 0.75) << "a sweep overran its interval";
+  EXPECT_EQ(out.err.find("failed_unreachable=0"), std::string::npos) << out.err;
+}
+
+TEST(Daemon, HalfTheMadsLostStillReadsEveryPortOverTenSweeps) {
+  ASSERT_EQ(fabric().sim("error", {"Hca3[1]", "50", "--attribute", "PortCounters"}).exit_code, 0);
+  const auto out = fabric().exec({IBPULSE_BINARY_FOR_TESTS, "run", "--exit-after-sweeps", "10",
+                                  "--poll.counters-interval", "200ms", "--mad.timeout", "20ms",
+                                  "--discovery.interval", "1h", "--log.level", "debug"});
+  ASSERT_EQ(fabric().sim("error", {"Hca3[1]", "0"}).exit_code, 0);
+  EXPECT_EQ(out.exit_code, 0) << out.err;
+  const auto sweeps = sweep_seconds(out.err);
+  EXPECT_EQ(sweeps.size(), 10u) << out.err;
+  for (double s : sweeps)
+    EXPECT_LT(s, 0.3) << "a sweep overran its interval";
+  // Stale at most in some sweeps; the lost MADs were retried.
+  EXPECT_LT(count(out.err, "stale=1"), 10u);
+  EXPECT_EQ(out.err.find("mad_unreachable=0 "), std::string::npos) << out.err;
+  EXPECT_EQ(out.err.find("mad_retried=0 "), std::string::npos) << out.err;
+}
+
+TEST(Daemon, ADownedLinkIsSeenAndStopsCostingReads) {
+  Daemon d({"--poll.counters-interval", "300ms", "--log.level", "debug", "--mad.timeout", "20ms"});
+  ASSERT_TRUE(d.wait_for("event=ready ports=12", 10s)) << d.log();
+  ASSERT_EQ(fabric().sim("link-down", {"Hca1[1]"}).exit_code, 0);
+  // Unreachable reads prompt a rediscovery, which sees the link gone at both ends.
+  EXPECT_TRUE(d.wait_for("event=link_down node_guid=0x0000000000100000 port=1", 15s)) << d.log();
+  EXPECT_TRUE(d.wait_for("event=link_down node_guid=0x0000000000200000 port=1", 1s)) << d.log();
+  // Sweeps then cover the 10 ports still linked.
+  EXPECT_TRUE(d.wait_for("ports=10 stale=0", 5s)) << d.log();
+  ASSERT_EQ(fabric().sim("link-up", {"Hca1[1]"}).exit_code, 0);
+  d.signal(SIGTERM);
+  EXPECT_TRUE(d.wait_for("event=stopped", 5s));
+}
+
+}  // namespace
+}  // namespace ibpulse::testing
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  ::testing::AddGlobalTestEnvironment(new ibpulse::testing::SimFabricEnvironment());
+  return RUN_ALL_TESTS();
+}
