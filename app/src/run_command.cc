@@ -147,12 +147,13 @@ int run_daemon(const RunArgs& a) {
   consumer.join();
   const auto st = poller.stats();
   spdlog::info(
-      "event=stopped sweeps={} samples={} consumed={} ring_drops={} mad_sent={} mad_answered={} "
+      "event=stopped sweeps={} samples={} consumed={} ring_drops={} late_reads={} mad_sent={} "
+      "mad_answered={} "
       "mad_timeouts={} mad_unreachable={} mad_retried={} failed_timeout={} failed_unreachable={} "
       "failed_status={}",
-      st.sweeps, st.samples, consumed.load(), st.ring_drops, st.mad.sent, st.mad.answered,
-      st.mad.attempt_timeouts, st.mad.attempt_unreachable, st.mad.retried, st.mad.failed_timeout,
-      st.mad.failed_unreachable, st.mad.failed_status);
+      st.sweeps, st.samples, consumed.load(), st.ring_drops, st.late_reads, st.mad.sent,
+      st.mad.answered, st.mad.attempt_timeouts, st.mad.attempt_unreachable, st.mad.retried,
+      st.mad.failed_timeout, st.mad.failed_unreachable, st.mad.failed_status);
   if (!result) return fail(result.error());
   return 0;
 }

@@ -65,14 +65,19 @@ class UmadEngine final : public MadEngine {
     while (!idle()) {
       done += fill_window(on_done);
       const auto now = Clock::now();
-      if (now >= until && done > 0) break;
-      auto wait = until - now;
-      if (!timers_.empty()) wait = std::min<Clock::duration>(wait, timers_.top().deadline - now);
+      // With the window full, or every queued request held by its node's limit, nothing can
+      // be sent before a reply arrives: wait for one rather than hand back to a caller who can
+      // only spin, taking the CPU the fabric (or the simulator) needs to answer.
+      const bool blocked = flights_.size() >= options_.window || (queued_ > 0 && ready_.empty());
+      if (now >= until && (done > 0 || !blocked)) break;
+      Clock::duration wait = now < until ? until - now : std::chrono::milliseconds(100);
+      if (!timers_.empty()) {
+        wait = std::min<Clock::duration>(wait, timers_.top().deadline - now);
+      }
       const auto wait_ms =
-          std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(wait).count());
+          std::max<int64_t>(0, std::chrono::ceil<std::chrono::milliseconds>(wait).count());
       done += receive(static_cast<int>(wait_ms), on_done);
       done += expire(on_done);
-      if (Clock::now() >= until) break;
     }
     return done;
   }

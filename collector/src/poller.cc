@@ -29,6 +29,13 @@ struct Context {
   Attribute attribute;
   Group group;
   uint64_t sweep;  // the counters sweep it belongs to (0: none)
+  uint32_t item;   // its scheduler item's slot
+};
+
+// A scheduler item whose reads are in flight; done when the last one completed.
+struct ItemState {
+  Scheduler::Item item;
+  unsigned pending = 0;
 };
 
 }  // namespace
@@ -51,6 +58,9 @@ struct Poller::State {
   Clock::time_point next_discovery{};
   Clock::time_point last_discovery{};
 
+  std::vector<ItemState> items;
+  std::vector<uint32_t> free_items;
+
   std::vector<Context> contexts;
   std::vector<uint64_t> free_contexts;
 
@@ -60,7 +70,7 @@ struct Poller::State {
   size_t sweep_done = 0;
   std::set<PortKey> sweep_stale;
   Clock::time_point sweep_started{};
-  std::set<PortKey> sweep_seen;
+  std::vector<uint64_t> sweep_mark;  // per index of topology.ports: last sweep it counted in
 
   State(PollerOptions o, SampleRing& r, PollerEvents e)
       : options(std::move(o)), ring(r), events(std::move(e)), scheduler(options.intervals) {}
@@ -158,8 +168,19 @@ struct Poller::State {
       if (p.remote && p.lid != 0) ++sweep_expected;
     sweep_done = 0;
     sweep_stale.clear();
-    sweep_seen.clear();
+    sweep_mark.assign(topology.ports.size(), 0);
     sweep_started = now;
+  }
+
+  uint32_t new_item(const Scheduler::Item& item) {
+    if (!free_items.empty()) {
+      const uint32_t id = free_items.back();
+      free_items.pop_back();
+      items[id] = ItemState{item, 0};
+      return id;
+    }
+    items.push_back(ItemState{item, 0});
+    return static_cast<uint32_t>(items.size() - 1);
   }
 
   void issue(const Scheduler::Item& item, Clock::time_point now) {
@@ -169,16 +190,33 @@ struct Poller::State {
     if (item.group == Group::kCounters) {
       start_sweep_if_needed(now);
       // A port counts once per sweep; a second round before the sweep ends starts no new one.
-      if (sweep_seen.insert(item.port).second) sweep = sweep_number;
+      uint64_t& mark = sweep_mark[static_cast<size_t>(port - topology.ports.data())];
+      if (mark != sweep_number) {
+        mark = sweep_number;
+        sweep = sweep_number;
+      }
     }
-    const uint32_t node =
-        node_index.count(item.port.node_guid) ? node_index.at(item.port.node_guid) : 0;
+    const auto found = node_index.find(item.port.node_guid);
+    const uint32_t node = found != node_index.end() ? found->second : 0;
     const auto attributes = attributes_for(*port, item.group);
-    for (size_t i = 0; i < attributes.size(); ++i) {
+    if (attributes.empty()) {
+      item_done(item);
+      return;
+    }
+    const uint32_t slot = new_item(item);
+    items[slot].pending = static_cast<unsigned>(attributes.size());
+    for (Attribute attribute : attributes) {
       // Only the PortCounters read carries the sweep accounting.
-      const uint64_t counted = attributes[i] == Attribute::kPortCounters ? sweep : 0;
-      const uint64_t id = new_context(Context{item.port, attributes[i], item.group, counted});
-      engine->submit(pma_get(attributes[i], port->lid, item.port.port, node, id));
+      const uint64_t counted = attribute == Attribute::kPortCounters ? sweep : 0;
+      const uint64_t id = new_context(Context{item.port, attribute, item.group, counted, slot});
+      engine->submit(pma_get(attribute, port->lid, item.port.port, node, id));
+    }
+  }
+
+  void item_done(const Scheduler::Item& item) {
+    if (scheduler.done(item, Clock::now())) {
+      std::lock_guard lock(mutex);
+      ++stats.late_reads;
     }
   }
 
@@ -200,6 +238,10 @@ struct Poller::State {
   void on_done(const MadCompletion& c) {
     const Context ctx = contexts[c.cookie];
     free_contexts.push_back(c.cookie);
+    if (--items[ctx.item].pending == 0) {
+      free_items.push_back(ctx.item);
+      item_done(items[ctx.item].item);
+    }
     RawSample s;
     s.port = ctx.port;
     s.attribute = ctx.attribute;
@@ -264,7 +306,8 @@ struct Poller::State {
         issue(item, now);
       auto wake = std::min(next_discovery, now + 100ms);
       if (auto due = scheduler.next_due()) wake = std::min(wake, *due);
-      const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(wake - now);
+      const auto wait = std::chrono::ceil<std::chrono::milliseconds>(
+          wake - now);  // never 0 for a wait: no spinning
       if (engine->idle()) {
         if (wait.count() > 0) std::this_thread::sleep_for(wait);
       } else {

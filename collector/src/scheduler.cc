@@ -1,5 +1,6 @@
 #include "ibpulse/collector/scheduler.h"
 
+#include <algorithm>
 #include <set>
 
 namespace ibpulse::collector {
@@ -30,7 +31,9 @@ std::chrono::milliseconds Scheduler::interval_of(Group group) const {
 
 void Scheduler::schedule(PortKey port, Group group, Clock::time_point first) {
   const uint64_t generation = next_generation_++;
-  scheduled_[{port, group}] = generation;
+  Slot& slot = scheduled_[{port, group}];
+  slot.generation = generation;
+  slot.taken = false;
   heap_.push(Entry{first, generation, port, group});
 }
 
@@ -53,7 +56,12 @@ void Scheduler::update(const Topology& topology, Clock::time_point now) {
   for (const auto& w : wanted) {
     if (!scheduled_.count(w)) added[w.second].push_back(w.first);
   }
-  for (const auto& [group, ports] : added) {
+  for (auto& [group, ports] : added) {
+    // Interleave nodes (port 1 of every node, then port 2, ...): reads due together go to
+    // different nodes, so per-node limits never starve the window on a switch's 64 ports.
+    std::sort(ports.begin(), ports.end(), [](const PortKey& a, const PortKey& b) {
+      return std::pair{a.port, a.node_guid} < std::pair{b.port, b.node_guid};
+    });
     const auto interval = interval_of(group);
     for (size_t i = 0; i < ports.size(); ++i) {
       schedule(ports[i], group,
@@ -68,16 +76,22 @@ std::vector<Scheduler::Item> Scheduler::take_due(Clock::time_point now) {
     const Entry e = heap_.top();
     heap_.pop();
     auto live = scheduled_.find({e.port, e.group});
-    if (live == scheduled_.end() || live->second != e.generation) continue;
+    if (live == scheduled_.end() || live->second.generation != e.generation) continue;
+    live->second.taken = true;
+    live->second.last_due = e.due;
     due.push_back(Item{e.port, e.group});
-    const auto interval = interval_of(e.group);
-    auto next = e.due + interval;
-    if (next <= now) next = now + interval;
-    const uint64_t generation = next_generation_++;
-    live->second = generation;
-    heap_.push(Entry{next, generation, e.port, e.group});
   }
   return due;
+}
+
+bool Scheduler::done(const Item& item, Clock::time_point now) {
+  auto live = scheduled_.find({item.port, item.group});
+  if (live == scheduled_.end() || !live->second.taken) return false;  // dropped meanwhile
+  auto next = live->second.last_due + interval_of(item.group);
+  const bool late = next < now;
+  if (late) next = now;
+  schedule(item.port, item.group, next);
+  return late;
 }
 
 std::optional<Scheduler::Clock::time_point> Scheduler::next_due() const {

@@ -368,6 +368,22 @@ std::optional<Field> find_field(Attribute attribute, std::string_view name) {
 
 uint64_t extract_bits(std::span<const uint8_t> data, unsigned bit_offset, unsigned width) {
   assert(width >= 1 && width <= 64);
+  const size_t first = bit_offset / 8;
+  const unsigned shift = bit_offset % 8;
+  // Whole bytes, big-endian: every field of 8 bits or more starts on a byte boundary.
+  const size_t bytes = (shift + width + 7) / 8;
+  uint64_t window = 0;
+  unsigned window_bits = 0;
+  if (bytes <= 8) {
+    for (size_t i = 0; i < bytes; ++i) {
+      window = (window << 8) | (first + i < data.size() ? data[first + i] : 0u);
+    }
+    window_bits = static_cast<unsigned>(bytes * 8);
+    const unsigned drop = window_bits - shift - width;
+    const uint64_t mask = width == 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+    return (window >> drop) & mask;
+  }
+  // A 64-bit field not starting on a byte boundary spans nine bytes: go bit by bit.
   uint64_t value = 0;
   for (unsigned bit = bit_offset; bit < bit_offset + width; ++bit) {
     const size_t byte = bit / 8;

@@ -4,7 +4,9 @@
 //
 // PortSamplesControl (0x10), per port (a switch: PortSelect; an HCA: the node's own port,
 // whatever the PortSelect):
-//   Get: OpCode (echoed), PortSelect (the port answered for), Tick = 1, CounterWidth = 5,
+//   Get: OpCode (echoed), PortSelect (the port answered for), Tick = 1, CounterWidth = 5
+//     (a fixed advertisement: the kernel's ipath/qib PMAs say 4 for their 32-bit counters, so
+//     nothing here depends on it; 0x11 is 32-bit and 0x1E 64-bit regardless),
 //     CounterMask0-14 = 1 each (all 15 counters usable), SampleMechanisms = 0, SampleStatus,
 //     OptionMask = 0x3C (bits 2-5: XmitDataVLN, RcvDataVLN, XmitPktVLN, RcvPktVLN),
 //     VendorMask = 0, then SampleStart, SampleInterval, Tag, CounterSelect0-14 of the last Set
@@ -31,16 +33,21 @@
 //   8-15) echoed, and counter field f (0 SyncHeaderErrorCounter, 1 UnknownBlockCounter,
 //   2-13 ErrorDetectionCounterLane0-11, 14-25 FECCorrectableBlockCtrLane0-11,
 //   26-37 FECUncorrectableBlockCtrLane0-11) = ext_speeds_value(port, f):
-//   16-bit fields (f 0-13): port*100 + f + 1;  32-bit fields (f 14-37): (port*100 + f + 1) *
-//   100000.
-// State-file modes (re-read by the responder on every request; only Gets are affected):
+//   16-bit fields (f 0-13): port*100 + f + 1
+//   32-bit fields (f 14-37): (port*100 + f + 1) * 100000
+//   Example: port 1: SyncHeaderErrorCounter 101, ErrorDetectionCounterLane11 114,
+//            FECCorrectableBlockCtrLane0 11500000, FECUncorrectableBlockCtrLane11 13800000.
+// State-file modes (the file's first word, re-read by the responder on every request: "foreign",
+// "clobber"; anything else or no file: normal; only Gets are affected):
 //   kForeign: every port reports SampleStatus 2 and Tag 0xBEEF in Control, Result and
 //     ResultExtended (counters 0), as if another manager were sampling. A Set is still stored.
 //   kClobber: a port that has had a Set reports Tag 0xBEEF in Control, Result and
 //     ResultExtended (status and counters follow the stored sample), as if another manager had
 //     reprogrammed it.
-// Any other method/attribute of the PMA class: status 0x000C. PortSelect 0xFF on a switch:
-//   status 0x001C (no AllPortSelect for sampling).
+// Any other method/attribute of the PMA class, and every request of another class (SMPs such
+//   as opensm's SMInfo, SA, CC): a GetResp with status 0x000C (a directed-route SMP's reply
+//   also gets the D bit). PortSelect 0xFF on a switch: status 0x001C (no AllPortSelect for
+//   sampling). Responses, Trap, Report and TrapRepress get no reply.
 //
 // Thread safety: none; one PmaEmulator is used from the responder's single thread.
 

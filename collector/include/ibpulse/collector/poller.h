@@ -45,6 +45,7 @@ struct PollerStats {
   SweepSummary last_sweep;
   uint64_t samples = 0;
   uint64_t ring_drops = 0;
+  uint64_t late_reads = 0;  // reads that came due before the previous ones completed
   uint64_t discoveries = 0;
   uint64_t discovery_failures = 0;
   size_t ports = 0;

@@ -44,9 +44,14 @@ class Scheduler {
   // active groups when their link changed; ports that stayed keep their schedule.
   void update(const Topology& topology, Clock::time_point now);
 
-  // Items due at `now`, each rescheduled one interval after its previous due time (or after
-  // `now` when it fell more than an interval behind: a slow fabric skips, never bunches).
+  // Items due at `now`. A taken item is not due again until done() says its reads completed,
+  // so a fabric slower than the intervals never piles up reads.
   std::vector<Item> take_due(Clock::time_point now);
+
+  // The reads of a taken item completed: it is next due one interval after its last due time,
+  // or at once when that has passed (a slow fabric runs sweeps back to back, never bunched).
+  // Returns true when the item was late.
+  bool done(const Item& item, Clock::time_point now);
 
   std::optional<Clock::time_point> next_due() const;
 
@@ -66,8 +71,12 @@ class Scheduler {
     bool operator>(const Entry& o) const { return due > o.due; }
   };
   Intervals intervals_;
-  // (port, group) -> generation of its live heap entry; stale entries are skipped on pop.
-  std::map<std::pair<PortKey, Group>, uint64_t> scheduled_;
+  struct Slot {
+    uint64_t generation = 0;  // of its live heap entry; stale entries are skipped on pop
+    Clock::time_point last_due{};
+    bool taken = false;
+  };
+  std::map<std::pair<PortKey, Group>, Slot> scheduled_;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap_;
   uint64_t next_generation_ = 1;
 };
