@@ -22,6 +22,7 @@ void add_demo_command(CLI::App& app, Action& action);
 void add_discover_command(CLI::App& app, Action& action);
 void add_query_command(CLI::App& app, Action& action);
 void add_run_command(CLI::App& app, Action& action);
+void add_sample_command(CLI::App& app, Action& action);
 
 // --ca, --ca-port, --node-name-map, --max-smps, --m-key.
 void add_discovery_flags(CLI::App& sub, DiscoveryFlags& flags);

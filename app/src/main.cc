@@ -90,6 +90,7 @@ int main(int argc, char** argv) {
   add_discover_command(app, action);
   add_query_command(app, action);
   add_run_command(app, action);
+  add_sample_command(app, action);
 
   try {
     app.parse(argc, argv);

@@ -22,6 +22,8 @@ const std::vector<std::vector<std::string>> kCommands = {
     {"demo"},
     {"discover"},
     {"query"},
+    {"run"},
+    {"sample"},
 };
 
 TEST(Cli, EveryCommandHasHelp) {

@@ -1,0 +1,68 @@
+#pragma once
+// PortSamplesControl / PortSamplesResult(Extended): program a sample with a fresh tag, poll
+// until it is done, read it, and detect a tag another manager wrote over ours. A port whose
+// sampling another manager is running (status not done, or a tag not ours) is left alone
+// unless the caller takes over. This is how per-VL traffic is read (the XmitDataVLN,
+// RcvDataVLN, XmitPktVLN and RcvPktVLN selects).
+//
+// Thread safety: runs on the engine's thread (it drains the engine between steps).
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ibpulse/base/result.h"
+#include "ibpulse/collector/mad_engine.h"
+
+namespace ibpulse::collector {
+
+// CounterSelect codes (pma-facts.md); per-VL codes carry the VL in bits 8-11.
+namespace select {
+inline constexpr uint16_t kXmitData = 0x0001, kRcvData = 0x0002, kXmitPkts = 0x0003,
+                          kRcvPkts = 0x0004, kXmitWait = 0x0005;
+inline constexpr uint16_t kXmitDataVL = 0x4001, kRcvDataVL = 0x4002, kXmitPktVL = 0x4003,
+                          kRcvPktVL = 0x4004;
+constexpr uint16_t per_vl(uint16_t code, unsigned vl) {
+  return static_cast<uint16_t>(code | (vl & 0xF) << 8);
+}
+}  // namespace select
+
+// "XmitDataVL3", "PortXmitData"...: the name of a select code; "0x...." when unknown.
+std::string select_name(uint16_t code);
+// The inverse of select_name, also accepting a number (0x4001).
+std::optional<uint16_t> parse_select(std::string_view name);
+// The OptionMask bit a per-VL select needs (bits 2-5), or -1 for a mandatory one.
+int option_bit(uint16_t code);
+
+struct SampleRequest {
+  uint16_t lid = 0;
+  uint8_t port = 0;
+  std::vector<uint16_t> selects;  // at most 15
+  uint32_t interval = 1000000;    // in the port's ticks
+  uint32_t start = 0;             // ticks before the sample starts
+  bool take_over = false;         // program the port even if another manager is sampling
+  std::chrono::milliseconds timeout{10000};
+  std::chrono::milliseconds poll_every{20};
+};
+
+enum class SampleOutcome { kDone, kBusy, kClobbered, kUnsupported, kFailed, kTimedOut };
+std::string_view to_string(SampleOutcome outcome);
+
+struct SampleResult {
+  SampleOutcome outcome = SampleOutcome::kFailed;
+  std::string detail;  // why, for anything but kDone
+  uint16_t tag = 0;    // ours
+  uint8_t tick = 0;    // the port's tick (device-defined period)
+  uint32_t interval = 0;
+  bool extended = false;           // read from PortSamplesResultExtended (64-bit)
+  std::vector<uint64_t> counters;  // one per select, in request order
+};
+
+// Runs one sample on one port. Fails only on a bad request; everything the port does is in
+// the outcome.
+Result<SampleResult> run_sample(MadEngine& engine, const SampleRequest& request);
+
+}  // namespace ibpulse::collector

@@ -1,0 +1,263 @@
+#include "ibpulse/collector/sampler.h"
+
+#include <fmt/format.h>
+
+#include <random>
+#include <thread>
+
+#include "ibpulse/schema/fields.h"
+
+namespace ibpulse::collector {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using schema::extract_bits;
+
+constexpr uint16_t kControl = 0x10, kResult = 0x11, kResultExtended = 0x1E;
+constexpr size_t kMaxCounters = 15;
+constexpr unsigned kStatusDone = 0;
+
+struct Control {
+  uint8_t tick = 0;
+  uint8_t status = 0;
+  uint64_t option_mask = 0;
+  uint16_t tag = 0;
+  uint32_t counter_mask[kMaxCounters] = {};
+};
+
+Control decode_control(std::span<const uint8_t> d) {
+  Control c;
+  c.tick = static_cast<uint8_t>(extract_bits(d, 16, 8));
+  c.status = static_cast<uint8_t>(extract_bits(d, 94, 2));
+  c.option_mask = extract_bits(d, 96, 64);
+  c.tag = static_cast<uint16_t>(extract_bits(d, 288, 16));
+  // CounterMask0 at bits 34-36, 1-9 from bit 37, 10-14 from bit 65 (bit 64 is reserved).
+  for (size_t i = 0; i < kMaxCounters; ++i) {
+    const size_t bit = i == 0 ? 34 : i <= 9 ? 37 + 3 * (i - 1) : 65 + 3 * (i - 10);
+    c.counter_mask[i] = static_cast<uint32_t>(extract_bits(d, static_cast<unsigned>(bit), 3));
+  }
+  return c;
+}
+
+void put(std::array<uint8_t, kMadDataSize>& d, size_t byte, uint64_t value, size_t bytes) {
+  for (size_t i = 0; i < bytes; ++i)
+    d[byte + i] = static_cast<uint8_t>(value >> (8 * (bytes - 1 - i)));
+}
+
+// One MAD, waited for.
+struct Reply {
+  MadFailure failure = MadFailure::kTimeout;
+  uint16_t status = 0;
+  std::array<uint8_t, kMadDataSize> data{};
+};
+
+Reply exchange(MadEngine& engine, const MadRequest& request) {
+  Reply reply;
+  engine.submit(request);
+  drain(engine, [&](const MadCompletion& c) {
+    reply.failure = c.failure;
+    reply.status = c.mad_status;
+    if (c.failure == MadFailure::kNone) std::copy(c.data.begin(), c.data.end(), reply.data.begin());
+  });
+  return reply;
+}
+
+MadRequest request_for(const SampleRequest& r, MadMethod method, uint16_t attribute) {
+  MadRequest m;
+  m.lid = r.lid;
+  m.method = method;
+  m.attribute = attribute;
+  m.data[1] = r.port;  // PortSelect
+  return m;
+}
+
+SampleResult outcome(SampleOutcome o, std::string detail) {
+  SampleResult r;
+  r.outcome = o;
+  r.detail = std::move(detail);
+  return r;
+}
+
+std::string failure_detail(std::string_view step, const Reply& reply) {
+  if (reply.failure == MadFailure::kStatus) {
+    return fmt::format("{}: MAD status 0x{:04x}", step, reply.status);
+  }
+  return fmt::format("{}: {}", step, to_string(reply.failure));
+}
+
+uint16_t fresh_tag(uint16_t avoid) {
+  static std::mt19937 rng(std::random_device{}());
+  uint16_t tag = 0;
+  while (tag == 0 || tag == avoid)
+    tag = static_cast<uint16_t>(rng());
+  return tag;
+}
+
+}  // namespace
+
+std::string select_name(uint16_t code) {
+  switch (code) {
+    case select::kXmitData:
+      return "PortXmitData";
+    case select::kRcvData:
+      return "PortRcvData";
+    case select::kXmitPkts:
+      return "PortXmitPkts";
+    case select::kRcvPkts:
+      return "PortRcvPkts";
+    case select::kXmitWait:
+      return "PortXmitWait";
+    default:
+      break;
+  }
+  const unsigned vl = (code >> 8) & 0xF;
+  switch (code & 0xF0FF) {
+    case select::kXmitDataVL:
+      return fmt::format("PortXmitDataVL{}", vl);
+    case select::kRcvDataVL:
+      return fmt::format("PortRcvDataVL{}", vl);
+    case select::kXmitPktVL:
+      return fmt::format("PortXmitPktVL{}", vl);
+    case select::kRcvPktVL:
+      return fmt::format("PortRcvPktVL{}", vl);
+    default:
+      return fmt::format("0x{:04x}", code);
+  }
+}
+
+std::optional<uint16_t> parse_select(std::string_view name) {
+  for (uint16_t code = select::kXmitData; code <= select::kXmitWait; ++code) {
+    if (select_name(code) == name) return code;
+  }
+  for (uint16_t code :
+       {select::kXmitDataVL, select::kRcvDataVL, select::kXmitPktVL, select::kRcvPktVL}) {
+    for (unsigned vl = 0; vl < 16; ++vl) {
+      if (select_name(select::per_vl(code, vl)) == name) return select::per_vl(code, vl);
+    }
+  }
+  if (name.starts_with("0x")) {
+    char* end = nullptr;
+    const std::string text(name);
+    const unsigned long v = std::strtoul(text.c_str(), &end, 16);
+    if (*end == '\0' && v > 0 && v <= 0xFFFF) return static_cast<uint16_t>(v);
+  }
+  return std::nullopt;
+}
+
+int option_bit(uint16_t code) {
+  switch (code & 0xF0FF) {
+    case select::kXmitDataVL:
+      return 2;
+    case select::kRcvDataVL:
+      return 3;
+    case select::kXmitPktVL:
+      return 4;
+    case select::kRcvPktVL:
+      return 5;
+    default:
+      return -1;
+  }
+}
+
+std::string_view to_string(SampleOutcome o) {
+  switch (o) {
+    case SampleOutcome::kDone:
+      return "done";
+    case SampleOutcome::kBusy:
+      return "busy";
+    case SampleOutcome::kClobbered:
+      return "clobbered";
+    case SampleOutcome::kUnsupported:
+      return "unsupported";
+    case SampleOutcome::kFailed:
+      return "failed";
+    case SampleOutcome::kTimedOut:
+      return "timed_out";
+  }
+  return "unknown";
+}
+
+Result<SampleResult> run_sample(MadEngine& engine, const SampleRequest& r) {
+  if (r.selects.empty() || r.selects.size() > kMaxCounters) {
+    return Err("a sample takes 1 to {} counters, not {}", kMaxCounters, r.selects.size());
+  }
+  if (r.interval == 0) return Err("the sample interval must be positive");
+
+  // 1. Is the port free, and does it offer what we ask for?
+  const Reply got = exchange(engine, request_for(r, MadMethod::kGet, kControl));
+  if (got.failure != MadFailure::kNone) {
+    return outcome(
+        got.failure == MadFailure::kStatus ? SampleOutcome::kUnsupported : SampleOutcome::kFailed,
+        failure_detail("PortSamplesControl Get", got));
+  }
+  const Control before = decode_control(got.data);
+  if (before.status != kStatusDone && !r.take_over) {
+    return outcome(SampleOutcome::kBusy,
+                   fmt::format("another manager is sampling this port (status {}, tag 0x{:04x})",
+                               before.status, before.tag));
+  }
+  for (size_t i = 0; i < r.selects.size(); ++i) {
+    const int bit = option_bit(r.selects[i]);
+    if (bit >= 0 && (before.option_mask >> bit & 1) == 0) {
+      return outcome(SampleOutcome::kUnsupported,
+                     fmt::format("the port does not offer {} (OptionMask 0x{:x})",
+                                 select_name(r.selects[i]), before.option_mask));
+    }
+    if (before.counter_mask[i] == 0) {
+      return outcome(SampleOutcome::kUnsupported, fmt::format("the port has no counter {}", i));
+    }
+  }
+
+  // 2. Program it with a tag of our own.
+  const uint16_t tag = fresh_tag(before.tag);
+  MadRequest set = request_for(r, MadMethod::kSet, kControl);
+  put(set.data, 28, r.start, 4);
+  put(set.data, 32, r.interval, 4);
+  put(set.data, 36, tag, 2);
+  for (size_t i = 0; i < r.selects.size(); ++i)
+    put(set.data, 38 + 2 * i, r.selects[i], 2);
+  const Reply programmed = exchange(engine, set);
+  if (programmed.failure != MadFailure::kNone) {
+    return outcome(SampleOutcome::kFailed, failure_detail("PortSamplesControl Set", programmed));
+  }
+
+  // 3. Poll the result until it is done with our tag, then read it (64-bit where offered).
+  const auto deadline = Clock::now() + r.timeout;
+  while (true) {
+    const Reply polled = exchange(engine, request_for(r, MadMethod::kGet, kResult));
+    if (polled.failure != MadFailure::kNone) {
+      return outcome(SampleOutcome::kFailed, failure_detail("PortSamplesResult Get", polled));
+    }
+    const auto polled_tag = static_cast<uint16_t>(extract_bits(polled.data, 0, 16));
+    if (polled_tag != tag) {
+      return outcome(SampleOutcome::kClobbered,
+                     fmt::format("the port's tag is 0x{:04x}, ours 0x{:04x}: another manager "
+                                 "reprogrammed it",
+                                 polled_tag, tag));
+    }
+    if (extract_bits(polled.data, 30, 2) == kStatusDone) {
+      SampleResult result;
+      result.outcome = SampleOutcome::kDone;
+      result.tag = tag;
+      result.tick = before.tick;
+      result.interval = r.interval;
+      const Reply wide = exchange(engine, request_for(r, MadMethod::kGet, kResultExtended));
+      const bool extended = wide.failure == MadFailure::kNone &&
+                            static_cast<uint16_t>(extract_bits(wide.data, 0, 16)) == tag;
+      result.extended = extended;
+      for (size_t i = 0; i < r.selects.size(); ++i) {
+        result.counters.push_back(
+            extended ? extract_bits(wide.data, static_cast<unsigned>(64 + 64 * i), 64)
+                     : extract_bits(polled.data, static_cast<unsigned>(32 + 32 * i), 32));
+      }
+      return result;
+    }
+    if (Clock::now() > deadline) {
+      return outcome(SampleOutcome::kTimedOut,
+                     fmt::format("the sample was not done within {} ms", r.timeout.count()));
+    }
+    std::this_thread::sleep_for(r.poll_every);
+  }
+}
+
+}  // namespace ibpulse::collector

@@ -1,0 +1,150 @@
+// PortSamples sampling and PortExtendedSpeedsCounters against the test PMA responder
+// (tests/tools/pma_responder), which answers what ibsim does not. Expected values follow the
+// responder's documented formulas (tests/tools/pma_emulation.h).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "sim_fabric.h"
+
+namespace ibpulse::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+SimFabric& fabric() {
+  return SimFabricEnvironment::fabric();
+}
+
+// The responder's rates (pma_emulation.h): value = rate * interval / 1000.
+uint64_t mandatory(unsigned port, unsigned select, uint64_t interval) {
+  return (port * 1000 + select * 100 + 1) * interval / 1000;
+}
+uint64_t per_vl(unsigned port, unsigned code, unsigned vl, uint64_t interval) {
+  return (port * 1000 + code * 100 + 20 + vl + 1) * interval / 1000;
+}
+
+class Sampling : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("ibpulse-responder-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    sim::SpawnSpec spec;
+    spec.argv = {IBPULSE_BINARY_FOR_TESTS,
+                 "sim",
+                 "exec",
+                 "--name",
+                 fabric().name(),
+                 "--root",
+                 fabric().root().string(),
+                 "--host",
+                 "Hca2",
+                 "--",
+                 PMA_RESPONDER,
+                 "--ready-file",
+                 (dir_ / "ready").string(),
+                 "--state-file",
+                 (dir_ / "state").string()};
+    spec.env = {{"SIM_SET_ISSM", "1"}};
+    spec.stdout_path = dir_ / "responder.log";
+    spec.stderr_path = spec.stdout_path;
+    auto p = sim::spawn_detached(spec);
+    ASSERT_TRUE(p.ok()) << p.error();
+    responder_ = *p;
+    for (int i = 0; i < 100 && !std::filesystem::exists(dir_ / "ready"); ++i)
+      std::this_thread::sleep_for(50ms);
+    ASSERT_TRUE(std::filesystem::exists(dir_ / "ready")) << "the responder did not start";
+  }
+  static void TearDownTestSuite() {
+    sim::terminate(responder_, 3s);
+    std::filesystem::remove_all(dir_);
+  }
+  void SetUp() override { mode("normal"); }
+  static void mode(const std::string& m) { std::ofstream(dir_ / "state") << m << "\n"; }
+
+  static nlohmann::json sample(const std::vector<std::string>& args, int expected_exit = 0) {
+    std::vector<std::string> cmd = {IBPULSE_BINARY_FOR_TESTS, "sample",
+                                    std::to_string(fabric().lid("Hca2", 1)), "1", "--json"};
+    cmd.insert(cmd.end(), args.begin(), args.end());
+    const auto out = fabric().exec(cmd);
+    EXPECT_EQ(out.exit_code, expected_exit) << out.err;
+    return nlohmann::json::parse(out.out);
+  }
+
+  static inline std::filesystem::path dir_;
+  static inline sim::ProcessRef responder_;
+};
+
+TEST_F(Sampling, ProgramsWaitsAndReadsPerVlTraffic) {
+  const auto r = sample({"--interval", "100000", "--counters",
+                         "PortXmitData,PortRcvData,PortXmitDataVL0,PortRcvDataVL3,PortXmitPktVL2,"
+                         "PortRcvPktVL1"});
+  EXPECT_EQ(r["outcome"], "done");
+  EXPECT_TRUE(r["extended"].get<bool>()) << "PortSamplesResultExtended answered";
+  const auto& c = r["counters"];
+  EXPECT_EQ(c["PortXmitData"], mandatory(1, 1, 100000));
+  EXPECT_EQ(c["PortRcvData"], mandatory(1, 2, 100000));
+  EXPECT_EQ(c["PortXmitDataVL0"], per_vl(1, 1, 0, 100000));
+  EXPECT_EQ(c["PortRcvDataVL3"], per_vl(1, 2, 3, 100000));
+  EXPECT_EQ(c["PortXmitPktVL2"], per_vl(1, 3, 2, 100000));
+  EXPECT_EQ(c["PortRcvPktVL1"], per_vl(1, 4, 1, 100000));
+  EXPECT_NE(r["tag"], 0);
+  EXPECT_NE(r["tag"], 0xBEEF);
+}
+
+TEST_F(Sampling, LeavesAPortAnotherManagerIsSamplingAlone) {
+  mode("foreign");
+  const auto r = sample({"--interval", "1000"}, 1);
+  EXPECT_EQ(r["outcome"], "busy");
+  EXPECT_NE(r["detail"].get<std::string>().find("another manager"), std::string::npos);
+  // Nothing was programmed: back in normal mode the port still shows the previous test's
+  // (finished) sample, not one started by the refused request.
+  mode("normal");
+  const auto control =
+      fabric().exec({"perfquery", "-c", std::to_string(fabric().lid("Hca2", 1)), "1"});
+  EXPECT_EQ(perfquery_field(control.out, "SampleInterval"), 100000u) << control.out;
+}
+
+TEST_F(Sampling, DetectsATagWrittenOverOurs) {
+  mode("clobber");
+  const auto r = sample({"--interval", "1000"}, 1);
+  EXPECT_EQ(r["outcome"], "clobbered");
+  EXPECT_NE(r["detail"].get<std::string>().find("0xbeef"), std::string::npos) << r["detail"];
+  mode("normal");
+  std::this_thread::sleep_for(100ms);  // let the abandoned sample finish
+}
+
+TEST_F(Sampling, RejectsBadRequests) {
+  const auto out =
+      fabric().exec({IBPULSE_BINARY_FOR_TESTS, "sample", std::to_string(fabric().lid("Hca2", 1)),
+                     "1", "--counters", "PortXmitDataVL99"});
+  EXPECT_EQ(out.exit_code, 1);
+  EXPECT_NE(out.err.find("unknown counter 'PortXmitDataVL99'"), std::string::npos) << out.err;
+}
+
+TEST_F(Sampling, QueryReadsExtendedSpeedsCountersFromTheResponder) {
+  const auto out = fabric().exec(
+      {IBPULSE_BINARY_FOR_TESTS, "query", "--json", std::to_string(fabric().lid("Hca2", 1)), "1"});
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  const auto r = nlohmann::json::parse(out.out);
+  const auto& e = r["PortExtendedSpeedsCounters"];
+  ASSERT_FALSE(e.contains("error")) << e.dump();
+  EXPECT_EQ(e["SyncHeaderErrorCounter"], 101);
+  EXPECT_EQ(e["UnknownBlockCounter"], 102);
+  EXPECT_EQ(e["ErrorDetectionCounterLane11"], 114);
+  EXPECT_EQ(e["FECCorrectableBlockCtrLane0"], 11500000);
+  EXPECT_EQ(e["FECUncorrectableBlockCtrLane11"], 13800000);
+}
+
+}  // namespace
+}  // namespace ibpulse::testing
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  ::testing::AddGlobalTestEnvironment(new ibpulse::testing::SimFabricEnvironment());
+  return RUN_ALL_TESTS();
+}
