@@ -110,6 +110,25 @@ sim::CommandOutput SimFabric::exec(const std::vector<std::string>& command) cons
   return sim("exec", args);
 }
 
+sim::ProcessRef SimFabric::start_client(const std::vector<std::string>& command,
+                                        const std::filesystem::path& log, const sim::EnvVars& env,
+                                        const std::string& host) const {
+  sim::SpawnSpec spec;
+  spec.argv = {IBPULSE_BINARY_FOR_TESTS, "sim", "exec", "--name", name_, "--root", root_.string()};
+  if (!host.empty()) {
+    spec.argv.push_back("--host");
+    spec.argv.push_back(host);
+  }
+  spec.argv.push_back("--");
+  spec.argv.insert(spec.argv.end(), command.begin(), command.end());
+  spec.env = env;
+  spec.stdout_path = log;
+  spec.stderr_path = log;
+  auto p = sim::spawn_detached(spec);
+  if (!p) throw std::runtime_error("cannot start " + command.front() + ": " + p.error());
+  return *p;
+}
+
 void SimFabric::set(const std::string& line) const {
   const auto out = sim("set", {line});
   if (out.exit_code != 0) throw std::runtime_error("console rejected '" + line + "': " + out.err);

@@ -62,6 +62,11 @@ class SimFabric {
   sim::CommandOutput sim(const std::string& verb, const std::vector<std::string>& args = {}) const;
   // `ibpulse sim exec ... -- command...`
   sim::CommandOutput exec(const std::vector<std::string>& command) const;
+  // Starts `command` attached to this fabric in the background (through `sim exec`, so
+  // `sim down` stops it too), output into `log`. `host`: the node to attach at.
+  sim::ProcessRef start_client(const std::vector<std::string>& command,
+                               const std::filesystem::path& log, const sim::EnvVars& env = {},
+                               const std::string& host = "") const;
   // A console line that must succeed.
   void set(const std::string& line) const;
   // One field of `perfquery [-x] LID PORT` output, attached to this fabric.

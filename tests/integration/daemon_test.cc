@@ -30,23 +30,9 @@ class Daemon {
     log_ =
         std::filesystem::temp_directory_path() / ("ibpulse-daemon-" + std::to_string(::getpid()) +
                                                   "-" + std::to_string(counter_++) + ".log");
-    sim::SpawnSpec spec;
-    spec.argv = {IBPULSE_BINARY_FOR_TESTS,
-                 "sim",
-                 "exec",
-                 "--name",
-                 fabric().name(),
-                 "--root",
-                 fabric().root().string(),
-                 "--",
-                 IBPULSE_BINARY_FOR_TESTS,
-                 "run"};
-    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-    spec.stdout_path = log_;
-    spec.stderr_path = log_;
-    auto p = sim::spawn_detached(spec);
-    if (!p) throw std::runtime_error(p.error());
-    process_ = *p;
+    std::vector<std::string> command = {IBPULSE_BINARY_FOR_TESTS, "run"};
+    command.insert(command.end(), args.begin(), args.end());
+    process_ = fabric().start_client(command, log_);
   }
   ~Daemon() {
     sim::terminate(process_, 5s);
@@ -185,9 +171,3 @@ TEST(Daemon, ADownedLinkIsSeenAndStopsCostingReads) {
 
 }  // namespace
 }  // namespace ibpulse::testing
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  ::testing::AddGlobalTestEnvironment(new ibpulse::testing::SimFabricEnvironment());
-  return RUN_ALL_TESTS();
-}

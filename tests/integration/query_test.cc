@@ -212,9 +212,3 @@ TEST(Query, BadTargetsGetClearErrors) {
 
 }  // namespace
 }  // namespace ibpulse::testing
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  ::testing::AddGlobalTestEnvironment(new ibpulse::testing::SimFabricEnvironment());
-  return RUN_ALL_TESTS();
-}

@@ -33,28 +33,9 @@ class Sampling : public ::testing::Test {
     dir_ = std::filesystem::temp_directory_path() /
            ("ibpulse-responder-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir_);
-    sim::SpawnSpec spec;
-    spec.argv = {IBPULSE_BINARY_FOR_TESTS,
-                 "sim",
-                 "exec",
-                 "--name",
-                 fabric().name(),
-                 "--root",
-                 fabric().root().string(),
-                 "--host",
-                 "Hca2",
-                 "--",
-                 PMA_RESPONDER,
-                 "--ready-file",
-                 (dir_ / "ready").string(),
-                 "--state-file",
-                 (dir_ / "state").string()};
-    spec.env = {{"SIM_SET_ISSM", "1"}};
-    spec.stdout_path = dir_ / "responder.log";
-    spec.stderr_path = spec.stdout_path;
-    auto p = sim::spawn_detached(spec);
-    ASSERT_TRUE(p.ok()) << p.error();
-    responder_ = *p;
+    responder_ = fabric().start_client({PMA_RESPONDER, "--ready-file", (dir_ / "ready").string(),
+                                        "--state-file", (dir_ / "state").string()},
+                                       dir_ / "responder.log", {{"SIM_SET_ISSM", "1"}}, "Hca2");
     for (int i = 0; i < 100 && !std::filesystem::exists(dir_ / "ready"); ++i)
       std::this_thread::sleep_for(50ms);
     ASSERT_TRUE(std::filesystem::exists(dir_ / "ready")) << "the responder did not start";
@@ -142,9 +123,3 @@ TEST_F(Sampling, QueryReadsExtendedSpeedsCountersFromTheResponder) {
 
 }  // namespace
 }  // namespace ibpulse::testing
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  ::testing::AddGlobalTestEnvironment(new ibpulse::testing::SimFabricEnvironment());
-  return RUN_ALL_TESTS();
-}

@@ -115,9 +115,3 @@ TEST(SimFabric, ExecPassesTheExitStatusThrough) {
 
 }  // namespace
 }  // namespace ibpulse::testing
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  ::testing::AddGlobalTestEnvironment(new ibpulse::testing::SimFabricEnvironment());
-  return RUN_ALL_TESTS();
-}

@@ -121,9 +121,3 @@ TEST(SimTraffic, RejectsBadRequests) {
 
 }  // namespace
 }  // namespace ibpulse::testing
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  ::testing::AddGlobalTestEnvironment(new ibpulse::testing::SimFabricEnvironment());
-  return RUN_ALL_TESTS();
-}
