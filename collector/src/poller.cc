@@ -58,6 +58,8 @@ struct Poller::State {
   Clock::time_point next_discovery{};
   Clock::time_point last_discovery{};
 
+  uint64_t local_samples = 0;
+  uint64_t local_drops = 0;
   std::vector<ItemState> items;
   std::vector<uint32_t> free_items;
 
@@ -261,14 +263,18 @@ struct Poller::State {
       std::lock_guard lock(mutex);
       rediscover_requested = true;  // a link may have gone: look again soon
     }
-    const bool pushed = ring.push(s);
-    {
-      std::lock_guard lock(mutex);
-      ++stats.samples;
-      if (!pushed) ++stats.ring_drops;
-    }
+    // Counted locally and published once per loop turn: no lock per MAD on the hot path.
+    ++local_samples;
+    if (!ring.push(s)) ++local_drops;
     if (ctx.attribute == Attribute::kPortCounters)
       finish_sweep_item(ctx, c.failure == MadFailure::kNone);
+  }
+
+  void publish() {
+    std::lock_guard lock(mutex);
+    stats.mad = engine->stats();
+    stats.samples = local_samples;
+    stats.ring_drops = local_drops;
   }
 
   void apply_pending(Clock::time_point now) {
@@ -313,10 +319,10 @@ struct Poller::State {
       } else {
         engine->poll(std::max(wait, 0ms), done);
       }
-      std::lock_guard lock(mutex);
-      stats.mad = engine->stats();
+      publish();
     }
     drain(*engine, done);
+    publish();
   }
 };
 
