@@ -38,35 +38,72 @@ bool worth_reading(schema::Attribute attribute, const PmaCapabilities& caps) {
   return true;
 }
 
+namespace {
+
+// Whether a read must wait for the node's ClassPortInfo (only PortCountersExtended does).
+bool needs_capabilities(schema::Attribute attribute) {
+  return attribute == schema::Attribute::kPortCountersExtended;
+}
+
+constexpr uint64_t kClassPortInfoCookie = uint64_t{1} << 63;
+
+}  // namespace
+
 SweepResult sweep(MadEngine& engine, std::span<const SweepTarget> targets,
                   std::span<const schema::Attribute> attributes, CapabilityCache& capabilities,
                   const SweepProgress& progress) {
   const auto started = Clock::now();
   const auto nodes = index_nodes(targets);
-  read_capabilities(engine, targets, capabilities);
-
   SweepResult result;
   result.samples.reserve(targets.size() * attributes.size());
+  const auto read = [&](const SweepTarget& t, schema::Attribute attribute) {
+    RawSample s;
+    s.port = t.key;
+    s.attribute = attribute;
+    result.samples.push_back(s);
+    engine.submit(pma_get(attribute, t.lid, t.key.port, nodes.at(t.key.node_guid),
+                          result.samples.size() - 1));
+  };
+  const auto read_gated = [&](const SweepTarget& t) {
+    const auto& caps = capabilities[t.key.node_guid];
+    if (!caps) return;
+    for (auto attribute : attributes) {
+      if (needs_capabilities(attribute) && worth_reading(attribute, *caps)) read(t, attribute);
+    }
+  };
+
+  // ClassPortInfo of unknown nodes travels with the reads that do not depend on it; a node's
+  // gated reads follow its answer. One pipeline, no round trip in between.
+  std::vector<uint64_t> asked;
+  std::map<uint64_t, std::vector<size_t>> waiting;  // node GUID -> targets
   for (size_t i = 0; i < targets.size(); ++i) {
     const auto& t = targets[i];
-    const auto& caps = capabilities[t.key.node_guid];
+    if (!capabilities.count(t.key.node_guid)) {
+      capabilities.emplace(t.key.node_guid, std::nullopt);
+      engine.submit(pma_get(schema::Attribute::kClassPortInfo, t.lid, 0, nodes.at(t.key.node_guid),
+                            kClassPortInfoCookie | asked.size()));
+      asked.push_back(t.key.node_guid);
+      waiting[t.key.node_guid];  // asked this sweep: its gated reads wait for the answer
+    }
     for (auto attribute : attributes) {
-      // A node that did not answer ClassPortInfo is still tried with the mandatory counters.
-      if (caps ? !worth_reading(attribute, *caps) : attribute != schema::Attribute::kPortCounters) {
-        continue;
-      }
-      RawSample s;
-      s.port = t.key;
-      s.attribute = attribute;
-      result.samples.push_back(s);
-      engine.submit(pma_get(attribute, t.lid, t.key.port, nodes.at(t.key.node_guid),
-                            result.samples.size() - 1));
+      if (!needs_capabilities(attribute)) read(t, attribute);
+    }
+    if (auto w = waiting.find(t.key.node_guid); w != waiting.end()) {
+      w->second.push_back(i);
+    } else {
+      read_gated(t);
     }
   }
-  const size_t total = result.samples.size();
   size_t done = 0;
   std::set<PortKey> failed;
   drain(engine, [&](const MadCompletion& c) {
+    if (c.cookie & kClassPortInfoCookie) {
+      const uint64_t guid = asked[c.cookie & ~kClassPortInfoCookie];
+      if (c.failure == MadFailure::kNone) capabilities[guid] = decode_class_port_info(c.data);
+      for (size_t i : waiting[guid])
+        read_gated(targets[i]);
+      return;
+    }
     RawSample& s = result.samples[c.cookie];
     s.received = c.received;
     s.failure = c.failure;
@@ -76,8 +113,9 @@ SweepResult sweep(MadEngine& engine, std::span<const SweepTarget> targets,
     } else {
       failed.insert(s.port);
     }
-    if (progress && (++done % 1024 == 0 || done == total)) progress(done, total);
+    if (progress && (++done % 1024 == 0)) progress(done, result.samples.size());
   });
+  if (progress) progress(done, result.samples.size());
   result.ports_failed = failed.size();
   result.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   return result;
