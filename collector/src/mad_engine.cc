@@ -9,7 +9,6 @@
 #include <optional>
 #include <queue>
 #include <random>
-#include <unordered_map>
 #include <vector>
 
 #include "mad_codec.h"
@@ -29,7 +28,12 @@ struct Pending {
 struct Flight {
   Pending pending;
   Clock::time_point deadline;
+  uint32_t tid = 0;
+  bool used = false;
 };
+
+constexpr unsigned kSlotBits = 13;  // windows up to 8192
+constexpr uint32_t kSlotMask = (1u << kSlotBits) - 1;
 
 struct Timer {
   Clock::time_point deadline;
@@ -45,7 +49,11 @@ class UmadEngine final : public MadEngine {
         options_(options),
         send_buf_(umad_size() + kMadSize),
         recv_buf_(umad_size() + kMadSize),
-        next_tid_(static_cast<uint32_t>(std::random_device{}())) {}
+        next_tid_(static_cast<uint32_t>(std::random_device{}())),
+        slots_(options.window) {
+    for (uint32_t i = static_cast<uint32_t>(options.window); i-- > 0;)
+      free_slots_.push_back(i);
+  }
 
   ~UmadEngine() override {
     umad_unregister(port_id_, agent_);
@@ -68,7 +76,7 @@ class UmadEngine final : public MadEngine {
       // With the window full, or every queued request held by its node's limit, nothing can
       // be sent before a reply arrives: wait for one rather than hand back to a caller who can
       // only spin, taking the CPU the fabric (or the simulator) needs to answer.
-      const bool blocked = flights_.size() >= options_.window || (queued_ > 0 && ready_.empty());
+      const bool blocked = in_flight_ >= options_.window || (queued_ > 0 && ready_.empty());
       if (now >= until && (done > 0 || !blocked)) break;
       Clock::duration wait = now < until ? until - now : std::chrono::milliseconds(100);
       if (!timers_.empty()) {
@@ -82,8 +90,8 @@ class UmadEngine final : public MadEngine {
     return done;
   }
 
-  bool idle() const override { return queued_ == 0 && flights_.empty(); }
-  size_t in_flight() const override { return flights_.size(); }
+  bool idle() const override { return queued_ == 0 && in_flight_ == 0; }
+  size_t in_flight() const override { return in_flight_; }
   const MadStats& stats() const override { return stats_; }
   const MadEngineOptions& options() const override { return options_; }
 
@@ -106,7 +114,7 @@ class UmadEngine final : public MadEngine {
 
   size_t fill_window(const CompletionFn& on_done) {
     size_t done = 0;
-    while (flights_.size() < options_.window && !ready_.empty()) {
+    while (in_flight_ < options_.window && !ready_.empty()) {
       const uint32_t node = ready_.front();
       ready_.pop_front();
       in_ready_[node] = false;
@@ -125,7 +133,10 @@ class UmadEngine final : public MadEngine {
   }
 
   size_t send(Pending p, const CompletionFn& on_done) {
-    const uint32_t tid = next_tid_++;
+    const uint32_t slot = free_slots_.back();
+    // The slot in the low bits finds the flight without a hash table; the sequence above it
+    // tells a late answer to an earlier attempt from the current one.
+    const uint32_t tid = (next_tid_++ << kSlotBits) | slot;
     encode_request(umad_get_mad(send_buf_.data()), p.request, tid);
     umad_set_addr(send_buf_.data(), p.request.lid, 1, 0, kQp1Qkey);
     const auto timeout = attempt_timeout(p.attempts);
@@ -140,7 +151,9 @@ class UmadEngine final : public MadEngine {
     if (p.attempts > 1) ++stats_.retried;
     const auto deadline = Clock::now() + timeout;
     ++node_in_flight_[p.request.node];
-    flights_.emplace(tid, Flight{std::move(p), deadline});
+    free_slots_.pop_back();
+    slots_[slot] = Flight{std::move(p), deadline, tid, true};
+    ++in_flight_;
     timers_.push(Timer{deadline, tid});
     return 0;
   }
@@ -159,11 +172,19 @@ class UmadEngine final : public MadEngine {
     return 1;
   }
 
+  Flight* find_flight(uint32_t tid) {
+    const uint32_t slot = tid & kSlotMask;
+    if (slot >= slots_.size() || !slots_[slot].used || slots_[slot].tid != tid) return nullptr;
+    return &slots_[slot];
+  }
+
   std::optional<Pending> land(uint32_t tid) {
-    auto it = flights_.find(tid);
-    if (it == flights_.end()) return std::nullopt;
-    Pending p = std::move(it->second.pending);
-    flights_.erase(it);
+    Flight* f = find_flight(tid);
+    if (f == nullptr) return std::nullopt;
+    Pending p = std::move(f->pending);
+    f->used = false;
+    free_slots_.push_back(tid & kSlotMask);
+    --in_flight_;
     --node_in_flight_[p.request.node];
     mark_ready(p.request.node);
     return p;
@@ -218,8 +239,8 @@ class UmadEngine final : public MadEngine {
     while (!timers_.empty() && timers_.top().deadline <= now) {
       const Timer t = timers_.top();
       timers_.pop();
-      auto it = flights_.find(t.tid);
-      if (it == flights_.end() || it->second.deadline != t.deadline) continue;  // answered
+      const Flight* f = find_flight(t.tid);
+      if (f == nullptr || f->deadline != t.deadline) continue;  // answered
       auto p = land(t.tid);
       ++stats_.attempt_timeouts;
       done += retry_or_fail(std::move(*p), MadFailure::kTimeout, on_done);
@@ -250,7 +271,9 @@ class UmadEngine final : public MadEngine {
   std::vector<bool> in_ready_;
   std::deque<uint32_t> ready_;
   size_t queued_ = 0;
-  std::unordered_map<uint32_t, Flight> flights_;
+  std::vector<Flight> slots_;  // one per window position
+  std::vector<uint32_t> free_slots_;
+  size_t in_flight_ = 0;
   std::priority_queue<Timer, std::vector<Timer>, std::greater<>> timers_;
   MadStats stats_;
 };
@@ -278,6 +301,7 @@ std::string_view to_string(MadFailure failure) {
 Result<std::unique_ptr<MadEngine>> MadEngine::open(const std::string& ca, int port,
                                                    const MadEngineOptions& options) {
   if (options.window == 0 || options.per_node == 0) return Err("the MAD window must be positive");
+  if (options.window > kSlotMask + 1) return Err("the MAD window is at most {}", kSlotMask + 1);
   if (umad_init() < 0) return Err("cannot initialise libibumad");
   const int port_id = umad_open_port(ca.empty() ? nullptr : ca.c_str(), port);
   if (port_id < 0) {

@@ -60,6 +60,9 @@ struct Poller::State {
 
   uint64_t local_samples = 0;
   uint64_t local_drops = 0;
+  uint64_t local_late = 0;
+  Clock::time_point last_publish{};
+  std::atomic<bool> pending_work{false};  // set with pending_options / rediscover_requested
   std::vector<ItemState> items;
   std::vector<uint32_t> free_items;
 
@@ -216,10 +219,7 @@ struct Poller::State {
   }
 
   void item_done(const Scheduler::Item& item) {
-    if (scheduler.done(item, Clock::now())) {
-      std::lock_guard lock(mutex);
-      ++stats.late_reads;
-    }
+    if (scheduler.done(item, Clock::now())) ++local_late;
   }
 
   void finish_sweep_item(const Context& c, bool ok) {
@@ -262,6 +262,7 @@ struct Poller::State {
     if (c.failure == MadFailure::kUnreachable && ctx.attribute == Attribute::kPortCounters) {
       std::lock_guard lock(mutex);
       rediscover_requested = true;  // a link may have gone: look again soon
+      pending_work.store(true);
     }
     // Counted locally and published once per loop turn: no lock per MAD on the hot path.
     ++local_samples;
@@ -275,9 +276,11 @@ struct Poller::State {
     stats.mad = engine->stats();
     stats.samples = local_samples;
     stats.ring_drops = local_drops;
+    stats.late_reads = local_late;
   }
 
   void apply_pending(Clock::time_point now) {
+    if (!pending_work.exchange(false)) return;  // the common case takes no lock
     std::optional<PollerOptions> next;
     bool rediscover = false;
     {
@@ -319,7 +322,11 @@ struct Poller::State {
       } else {
         engine->poll(std::max(wait, 0ms), done);
       }
-      publish();
+      // Other threads read stats() now and then: publishing every 20 ms is fresh enough.
+      if (now - last_publish > 20ms) {
+        publish();
+        last_publish = now;
+      }
     }
     drain(*engine, done);
     publish();
@@ -349,11 +356,13 @@ PollerStats Poller::stats() const {
 void Poller::reconfigure(const PollerOptions& options) {
   std::lock_guard lock(state_->mutex);
   state_->pending_options = options;
+  state_->pending_work.store(true);
 }
 
 void Poller::request_rediscovery() {
   std::lock_guard lock(state_->mutex);
   state_->rediscover_requested = true;
+  state_->pending_work.store(true);
 }
 
 }  // namespace ibpulse::collector

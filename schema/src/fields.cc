@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
+#include <cstring>
 
 namespace ibpulse::schema {
 namespace {
@@ -352,11 +353,20 @@ std::span<const Field> all_fields() {
 }
 
 std::span<const Field> fields_of(Attribute attribute) {
-  const auto* first = std::find_if(kFields.begin(), kFields.end(),
-                                   [&](const Field& f) { return f.attribute == attribute; });
-  const auto* last =
-      std::find_if(first, kFields.end(), [&](const Field& f) { return f.attribute != attribute; });
-  return {first, last};
+  // Computed once: decoders call this for every sample.
+  static const auto table = [] {
+    std::array<std::span<const Field>, 256> spans{};
+    for (size_t i = 0; i < kFields.size();) {
+      size_t end = i;
+      while (end < kFields.size() && kFields[end].attribute == kFields[i].attribute)
+        ++end;
+      spans[static_cast<size_t>(kFields[i].attribute) & 0xff] = {kFields.data() + i, end - i};
+      i = end;
+    }
+    return spans;
+  }();
+  const auto id = static_cast<size_t>(attribute);
+  return id < table.size() ? table[id] : std::span<const Field>{};
 }
 
 std::optional<Field> find_field(Attribute attribute, std::string_view name) {
@@ -370,18 +380,23 @@ uint64_t extract_bits(std::span<const uint8_t> data, unsigned bit_offset, unsign
   assert(width >= 1 && width <= 64);
   const size_t first = bit_offset / 8;
   const unsigned shift = bit_offset % 8;
-  // Whole bytes, big-endian: every field of 8 bits or more starts on a byte boundary.
+  const uint64_t mask = width == 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+  // The hot path: one big-endian 8-byte load covers the field (every counter but a 64-bit one
+  // off a byte boundary, which no attribute has).
+  if (shift + width <= 64 && first + 8 <= data.size()) {
+    uint64_t word = 0;
+    std::memcpy(&word, data.data() + first, sizeof word);
+    word = __builtin_bswap64(word);
+    return (word >> (64 - shift - width)) & mask;
+  }
+  // Near the end of the data: whole bytes, reading zeros past the end.
   const size_t bytes = (shift + width + 7) / 8;
-  uint64_t window = 0;
-  unsigned window_bits = 0;
   if (bytes <= 8) {
+    uint64_t window = 0;
     for (size_t i = 0; i < bytes; ++i) {
       window = (window << 8) | (first + i < data.size() ? data[first + i] : 0u);
     }
-    window_bits = static_cast<unsigned>(bytes * 8);
-    const unsigned drop = window_bits - shift - width;
-    const uint64_t mask = width == 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
-    return (window >> drop) & mask;
+    return (window >> (bytes * 8 - shift - width)) & mask;
   }
   // A 64-bit field not starting on a byte boundary spans nine bytes: go bit by bit.
   uint64_t value = 0;
