@@ -1,0 +1,111 @@
+// The scheduler without a fabric: spreading, re-arming on completion, lateness, topology
+// changes that keep the schedule of ports that stayed.
+#include "ibpulse/collector/scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+namespace ibpulse::collector {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = Scheduler::Clock;
+
+Topology fabric(unsigned switches, unsigned ports_each, bool linked = true) {
+  Topology t;
+  for (unsigned s = 0; s < switches; ++s) {
+    const uint64_t guid = 0x1000 + s;
+    t.nodes.push_back(
+        Node{guid, NodeKind::kSwitch, "sw", "sw", static_cast<uint8_t>(ports_each), guid, 1});
+    for (unsigned p = 1; p <= ports_each; ++p) {
+      Port port;
+      port.key = {guid, static_cast<uint8_t>(p)};
+      port.lid = static_cast<uint16_t>(s + 1);
+      if (linked) port.remote = PortKey{0x9999, 1};
+      t.ports.push_back(port);
+    }
+  }
+  return t;
+}
+
+Intervals intervals() {
+  return Intervals{1000ms, 10000ms, 60000ms};
+}
+
+TEST(Scheduler, SpreadsFirstReadsOverTheIntervalAndInterleavesNodes) {
+  Scheduler s(intervals());
+  const auto t0 = Clock::now();
+  s.update(fabric(4, 8), t0);
+  EXPECT_EQ(s.items(), 4u * 8 * 2);  // counters + details per linked port
+  std::vector<Scheduler::Item> first_quarter;
+  for (auto& item : s.take_due(t0 + 249ms)) {
+    if (item.group == Group::kCounters) first_quarter.push_back(item);
+  }
+  // 32 counter items over 1 s: a quarter of them in the first quarter second.
+  EXPECT_EQ(first_quarter.size(), 8u);
+  std::set<uint64_t> nodes;
+  for (const auto& item : first_quarter)
+    nodes.insert(item.port.node_guid);
+  EXPECT_EQ(nodes.size(), 4u) << "consecutive reads go to different nodes";
+}
+
+TEST(Scheduler, AnItemComesBackOnlyAfterItsReadsCompleted) {
+  Scheduler s(intervals());
+  const auto t0 = Clock::now();
+  s.update(fabric(1, 1), t0);
+  auto due = s.take_due(t0 + 10s);
+  ASSERT_EQ(due.size(), 2u);
+  EXPECT_TRUE(s.take_due(t0 + 100s).empty()) << "not due again before done()";
+  // Completed in time: next due one interval after its last due time.
+  const Scheduler::Item counters = due[0].group == Group::kCounters ? due[0] : due[1];
+  EXPECT_FALSE(s.done(counters, t0 + 500ms));
+  EXPECT_TRUE(s.take_due(t0 + 999ms).empty());
+  ASSERT_EQ(s.take_due(t0 + 1000ms).size(), 1u);
+  // Completed late: due again at once, not bunched with missed rounds.
+  EXPECT_TRUE(s.done(counters, t0 + 5s));
+  EXPECT_EQ(s.take_due(t0 + 5s).size(), 1u);
+}
+
+TEST(Scheduler, PortsWithoutALinkArePolledSlowly) {
+  Scheduler s(intervals());
+  const auto t0 = Clock::now();
+  s.update(fabric(1, 2, false), t0);
+  const auto due = s.take_due(t0 + 1h);
+  ASSERT_EQ(due.size(), 2u);
+  for (const auto& item : due)
+    EXPECT_EQ(item.group, Group::kIdle);
+  s.done(due[0], t0 + 1s);
+  EXPECT_TRUE(s.take_due(t0 + 59s).empty());
+  EXPECT_EQ(s.take_due(t0 + 60s).size(), 1u);
+}
+
+TEST(Scheduler, RediscoveryKeepsTheScheduleOfPortsThatStayed) {
+  Scheduler s(intervals());
+  const auto t0 = Clock::now();
+  auto before = fabric(2, 2);
+  s.update(before, t0);
+  auto after = before;
+  after.ports.pop_back();         // a port gone
+  after.ports[0].remote.reset();  // a link down: moves to the idle group
+  s.update(after, t0 + 100ms);
+  EXPECT_EQ(s.items(), 2u * 2 + 1);  // two linked ports x 2 groups, one idle
+  std::map<Group, int> groups;
+  for (const auto& item : s.take_due(t0 + 2h))
+    groups[item.group]++;
+  EXPECT_EQ(groups[Group::kCounters], 2);
+  EXPECT_EQ(groups[Group::kDetails], 2);
+  EXPECT_EQ(groups[Group::kIdle], 1);
+}
+
+TEST(Scheduler, PortsWithoutALidAreNotPolled) {
+  Scheduler s(intervals());
+  auto t = fabric(1, 1);
+  t.ports[0].lid = 0;
+  s.update(t, Clock::now());
+  EXPECT_EQ(s.items(), 0u);
+}
+
+}  // namespace
+}  // namespace ibpulse::collector
