@@ -56,132 +56,104 @@ Status one_value(const std::vector<std::string>& v) {
   return Ok{};
 }
 
-template <typename T>
-Setter uint_key(T DaemonConfig::*member, uint64_t min, uint64_t max) {
+// Setters for one kind of value, given where it goes: `[](DaemonConfig& c) -> auto& {...}`.
+template <typename Field>
+Setter number(uint64_t min, uint64_t max, Field field) {
   return [=](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
     if (auto one = one_value(v); !one) return one;
     auto n = parse_uint(v[0], min, max);
     if (!n) return Error{n.error()};
-    c.*member = static_cast<T>(*n);
+    auto& target = field(c);
+    target = static_cast<std::remove_reference_t<decltype(target)>>(*n);
     return Ok{};
   };
 }
 
-template <typename F>
-Setter custom(F f) {
-  return [f](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
+template <typename Field>
+Setter duration(Field field) {
+  return [=](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
     if (auto one = one_value(v); !one) return one;
-    return f(c, v[0]);
+    auto d = parse_duration(v[0]);
+    if (!d) return Error{d.error()};
+    field(c) = *d;
+    return Ok{};
   };
 }
 
-Setter duration_key(std::chrono::milliseconds collector::Intervals::*member) {
-  return custom([member](DaemonConfig& c, const std::string& v) -> Status {
-    auto d = parse_duration(v);
-    if (!d) return Error{d.error()};
-    c.poller.intervals.*member = *d;
+template <typename Field>
+Setter text(Field field) {
+  return [=](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
+    if (auto one = one_value(v); !one) return one;
+    field(c) = v[0];
     return Ok{};
-  });
+  };
 }
 
-Setter guid_list(std::set<uint64_t> collector::PollerOptions::*member) {
-  return [member](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
-    std::set<uint64_t> guids;
+template <typename Field>
+Setter guids(Field field) {
+  return [=](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
+    std::set<uint64_t> out;
     for (const auto& item : v) {
       auto g = parse_uint(item, 1, UINT64_MAX);
       if (!g) return Err("bad GUID '{}': write 0x followed by hex digits", item);
-      guids.insert(*g);
+      out.insert(*g);
     }
-    c.poller.*member = std::move(guids);
+    field(c) = std::move(out);
     return Ok{};
   };
 }
 
+#define IBPULSE_FIELD(expr)       \
+  [](DaemonConfig & c) -> auto& { \
+    return c.expr;                \
+  }
+
 const std::vector<KeyDef>& key_defs() {
-  using collector::Intervals;
   static const std::vector<KeyDef> keys = {
       {{"fabric.ca", "Local HCA to use (default: the first)", ""},
-       custom([](DaemonConfig& c, const std::string& v) -> Status {
-         c.poller.discovery.ca = v;
-         return Ok{};
-       })},
+       text(IBPULSE_FIELD(poller.discovery.ca))},
       {{"fabric.ca-port", "Port of the local HCA (0: the first active)", "0"},
-       custom([](DaemonConfig& c, const std::string& v) -> Status {
-         auto n = parse_uint(v, 0, 254);
-         if (!n) return Error{n.error()};
-         c.poller.discovery.ca_port = static_cast<int>(*n);
-         return Ok{};
-       })},
+       number(0, 254, IBPULSE_FIELD(poller.discovery.ca_port))},
       {{"fabric.node-name-map", "ib-node-name-map file naming nodes", ""},
-       custom([](DaemonConfig& c, const std::string& v) -> Status {
-         c.node_name_map = v;
-         return Ok{};
-       })},
+       text(IBPULSE_FIELD(node_name_map))},
       {{"fabric.max-smps", "SMPs in flight during discovery", "64"},
-       custom([](DaemonConfig& c, const std::string& v) -> Status {
-         auto n = parse_uint(v, 1, 256);
-         if (!n) return Error{n.error()};
-         c.poller.discovery.max_smps = static_cast<unsigned>(*n);
-         return Ok{};
-       })},
+       number(1, 256, IBPULSE_FIELD(poller.discovery.max_smps))},
       {{"fabric.m-key", "M_Key for fabrics that protect their SMAs", ""},
-       custom([](DaemonConfig& c, const std::string& v) -> Status {
-         auto n = parse_uint(v, 0, UINT64_MAX);
-         if (!n) return Error{n.error()};
-         c.poller.discovery.m_key = *n;
+       [](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
+         uint64_t key = 0;
+         auto set = number(0, UINT64_MAX, [&key](DaemonConfig&) -> uint64_t& { return key; });
+         if (auto s = set(c, v); !s) return s;
+         c.poller.discovery.m_key = key;
          return Ok{};
-       })},
+       }},
       {{"discovery.interval", "Time between rediscoveries", "5m"},
-       custom([](DaemonConfig& c, const std::string& v) -> Status {
-         auto d = parse_duration(v);
-         if (!d) return Error{d.error()};
-         c.poller.rediscover = *d;
-         return Ok{};
-       })},
+       duration(IBPULSE_FIELD(poller.rediscover))},
       {{"mad.window", "PMA MADs in flight (capped at 64 on the simulator)", "256"},
-       custom([](DaemonConfig& c, const std::string& v) -> Status {
-         auto n = parse_uint(v, 1, 4096);
-         if (!n) return Error{n.error()};
-         c.poller.mad.window = static_cast<unsigned>(*n);
-         return Ok{};
-       })},
+       number(1, 4096, IBPULSE_FIELD(poller.mad.window))},
       {{"mad.per-node", "MADs in flight to one node", "16"},
-       custom([](DaemonConfig& c, const std::string& v) -> Status {
-         auto n = parse_uint(v, 1, 4096);
-         if (!n) return Error{n.error()};
-         c.poller.mad.per_node = static_cast<unsigned>(*n);
-         return Ok{};
-       })},
+       number(1, 4096, IBPULSE_FIELD(poller.mad.per_node))},
       {{"mad.timeout", "First attempt's timeout; each retry doubles it", "200ms"},
-       custom([](DaemonConfig& c, const std::string& v) -> Status {
-         auto d = parse_duration(v);
-         if (!d) return Error{d.error()};
-         c.poller.mad.timeout = *d;
-         return Ok{};
-       })},
-      {{"mad.retries", "Retries per MAD", "3"},
-       custom([](DaemonConfig& c, const std::string& v) -> Status {
-         auto n = parse_uint(v, 0, 20);
-         if (!n) return Error{n.error()};
-         c.poller.mad.retries = static_cast<unsigned>(*n);
-         return Ok{};
-       })},
+       duration(IBPULSE_FIELD(poller.mad.timeout))},
+      {{"mad.retries", "Retries per MAD", "3"}, number(0, 20, IBPULSE_FIELD(poller.mad.retries))},
       {{"poll.counters-interval", "PortCounters/PortCountersExtended of every linked port", "1s"},
-       duration_key(&Intervals::counters)},
+       duration(IBPULSE_FIELD(poller.intervals.counters))},
       {{"poll.details-interval", "Error details, flow control, per-VL counters", "10s"},
-       duration_key(&Intervals::details)},
-      {{"poll.idle-interval", "Ports without a link", "60s"}, duration_key(&Intervals::idle)},
+       duration(IBPULSE_FIELD(poller.intervals.details))},
+      {{"poll.idle-interval", "Ports without a link", "60s"},
+       duration(IBPULSE_FIELD(poller.intervals.idle))},
       {{"poll.skip-nodes", "Node GUIDs never polled (list)", ""},
-       guid_list(&collector::PollerOptions::skip_nodes)},
+       guids(IBPULSE_FIELD(poller.skip_nodes))},
       {{"poll.no-extended-nodes",
         "Node GUIDs read through 32-bit PortCounters only, ignoring PortCountersExtended (list)",
         ""},
-       guid_list(&collector::PollerOptions::no_extended_nodes)},
+       guids(IBPULSE_FIELD(poller.no_extended_nodes))},
       {{"collector.ring-size", "Samples buffered between poller and converters", "65536"},
-       uint_key(&DaemonConfig::ring_size, 1024, 1u << 24)},
+       number(1024, 1u << 24, IBPULSE_FIELD(ring_size))},
   };
   return keys;
 }
+
+#undef IBPULSE_FIELD
 
 const KeyDef* find_key(const std::string& name) {
   for (const auto& k : key_defs()) {
