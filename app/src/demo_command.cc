@@ -39,7 +39,9 @@ void print_plan(const sim::FabricState& s, const std::vector<sim::DumpPort>& por
       "\nibpulse would poll every port above and serve:\n"
       "  Prometheus metrics  http://127.0.0.1:9683/metrics  (exporter not built yet)\n"
       "  SNMP agent          udp:127.0.0.1:1161             (agent not built yet)\n"
-      "Attach your own tools meanwhile:\n"
+      "Attach the collector and your own tools meanwhile:\n"
+      "  ibpulse sim exec --name {0} -- ibpulse run --log.level debug\n"
+      "  ibpulse sim exec --name {0} -- ibpulse query --all\n"
       "  ibpulse sim exec --name {0} -- perfquery {1} 1\n"
       "  ibpulse sim traffic --name {0} --utilization 0.5\n",
       s.name, ports.empty() ? 1 : ports.front().lid);
