@@ -44,43 +44,19 @@ void put(std::array<uint8_t, kMadDataSize>& d, size_t byte, uint64_t value, size
     d[byte + i] = static_cast<uint8_t>(value >> (8 * (bytes - 1 - i)));
 }
 
-// One MAD, waited for.
-struct Reply {
-  MadFailure failure = MadFailure::kTimeout;
-  uint16_t status = 0;
-  std::array<uint8_t, kMadDataSize> data{};
-};
-
-Reply exchange(MadEngine& engine, const MadRequest& request) {
-  Reply reply;
-  engine.submit(request);
-  drain(engine, [&](const MadCompletion& c) {
-    reply.failure = c.failure;
-    reply.status = c.mad_status;
-    if (c.failure == MadFailure::kNone) std::copy(c.data.begin(), c.data.end(), reply.data.begin());
-  });
-  return reply;
-}
-
 MadRequest request_for(const SampleRequest& r, MadMethod method, uint16_t attribute) {
   MadRequest m;
   m.lid = r.lid;
+  m.node = 0;
   m.method = method;
   m.attribute = attribute;
   m.data[1] = r.port;  // PortSelect
   return m;
 }
 
-SampleResult outcome(SampleOutcome o, std::string detail) {
-  SampleResult r;
-  r.outcome = o;
-  r.detail = std::move(detail);
-  return r;
-}
-
-std::string failure_detail(std::string_view step, const Reply& reply) {
+std::string failure_detail(std::string_view step, const MadCompletion& reply) {
   if (reply.failure == MadFailure::kStatus) {
-    return fmt::format("{}: MAD status 0x{:04x}", step, reply.status);
+    return fmt::format("{}: MAD status 0x{:04x}", step, reply.mad_status);
   }
   return fmt::format("{}: {}", step, to_string(reply.failure));
 }
@@ -177,87 +153,133 @@ std::string_view to_string(SampleOutcome o) {
   return "unknown";
 }
 
+SampleSession::SampleSession(SampleRequest request, Clock::time_point now)
+    : request_(std::move(request)), deadline_(now + request_.timeout), wake_at_(now) {}
+
+void SampleSession::finish(SampleOutcome outcome, std::string detail) {
+  result_.outcome = outcome;
+  result_.detail = std::move(detail);
+  finished_ = true;
+}
+
+std::optional<MadRequest> SampleSession::next(Clock::time_point now) {
+  if (finished_ || waiting_ || now < wake_at_) return std::nullopt;
+  if (step_ == Step::kPollResult && now > deadline_) {
+    finish(SampleOutcome::kTimedOut,
+           fmt::format("the sample was not done within {} ms", request_.timeout.count()));
+    return std::nullopt;
+  }
+  waiting_ = true;
+  switch (step_) {
+    case Step::kGetControl:
+      return request_for(request_, MadMethod::kGet, kControl);
+    case Step::kSetControl: {
+      MadRequest set = request_for(request_, MadMethod::kSet, kControl);
+      put(set.data, 28, request_.start, 4);
+      put(set.data, 32, request_.interval, 4);
+      put(set.data, 36, result_.tag, 2);
+      for (size_t i = 0; i < request_.selects.size(); ++i) {
+        put(set.data, 38 + 2 * i, request_.selects[i], 2);
+      }
+      return set;
+    }
+    case Step::kPollResult:
+      return request_for(request_, MadMethod::kGet, kResult);
+    case Step::kReadExtended:
+      return request_for(request_, MadMethod::kGet, kResultExtended);
+  }
+  return std::nullopt;
+}
+
+void SampleSession::on_reply(const MadCompletion& reply, Clock::time_point now) {
+  waiting_ = false;
+  const auto data = reply.data;
+  switch (step_) {
+    case Step::kGetControl: {
+      if (reply.failure != MadFailure::kNone) {
+        return finish(reply.failure == MadFailure::kStatus ? SampleOutcome::kUnsupported
+                                                           : SampleOutcome::kFailed,
+                      failure_detail("PortSamplesControl Get", reply));
+      }
+      const Control before = decode_control(data);
+      if (before.status != kStatusDone && !request_.take_over) {
+        return finish(SampleOutcome::kBusy,
+                      fmt::format("another manager is sampling this port (status {}, tag 0x{:04x})",
+                                  before.status, before.tag));
+      }
+      for (size_t i = 0; i < request_.selects.size(); ++i) {
+        const int bit = option_bit(request_.selects[i]);
+        if (bit >= 0 && (before.option_mask >> bit & 1) == 0) {
+          return finish(SampleOutcome::kUnsupported,
+                        fmt::format("the port does not offer {} (OptionMask 0x{:x})",
+                                    select_name(request_.selects[i]), before.option_mask));
+        }
+        if (before.counter_mask[i] == 0) {
+          return finish(SampleOutcome::kUnsupported, fmt::format("the port has no counter {}", i));
+        }
+      }
+      result_.tag = fresh_tag(before.tag);
+      result_.tick = before.tick;
+      result_.interval = request_.interval;
+      step_ = Step::kSetControl;
+      return;
+    }
+    case Step::kSetControl:
+      if (reply.failure != MadFailure::kNone) {
+        return finish(SampleOutcome::kFailed, failure_detail("PortSamplesControl Set", reply));
+      }
+      step_ = Step::kPollResult;
+      return;
+    case Step::kPollResult: {
+      if (reply.failure != MadFailure::kNone) {
+        return finish(SampleOutcome::kFailed, failure_detail("PortSamplesResult Get", reply));
+      }
+      const auto tag = static_cast<uint16_t>(extract_bits(data, 0, 16));
+      if (tag != result_.tag) {
+        return finish(SampleOutcome::kClobbered,
+                      fmt::format("the port's tag is 0x{:04x}, ours 0x{:04x}: another manager "
+                                  "reprogrammed it",
+                                  tag, result_.tag));
+      }
+      if (extract_bits(data, 30, 2) != kStatusDone) {
+        wake_at_ = now + request_.poll_every;
+        return;
+      }
+      std::copy(data.begin(), data.end(), polled_.begin());
+      step_ = Step::kReadExtended;
+      return;
+    }
+    case Step::kReadExtended: {
+      // 64-bit results where the port answers them with our tag, else the 32-bit ones.
+      const bool extended = reply.failure == MadFailure::kNone &&
+                            static_cast<uint16_t>(extract_bits(data, 0, 16)) == result_.tag;
+      result_.extended = extended;
+      for (size_t i = 0; i < request_.selects.size(); ++i) {
+        result_.counters.push_back(
+            extended ? extract_bits(data, static_cast<unsigned>(64 + 64 * i), 64)
+                     : extract_bits(polled_, static_cast<unsigned>(32 + 32 * i), 32));
+      }
+      return finish(SampleOutcome::kDone, "");
+    }
+  }
+}
+
 Result<SampleResult> run_sample(MadEngine& engine, const SampleRequest& r) {
   if (r.selects.empty() || r.selects.size() > kMaxCounters) {
     return Err("a sample takes 1 to {} counters, not {}", kMaxCounters, r.selects.size());
   }
   if (r.interval == 0) return Err("the sample interval must be positive");
-
-  // 1. Is the port free, and does it offer what we ask for?
-  const Reply got = exchange(engine, request_for(r, MadMethod::kGet, kControl));
-  if (got.failure != MadFailure::kNone) {
-    return outcome(
-        got.failure == MadFailure::kStatus ? SampleOutcome::kUnsupported : SampleOutcome::kFailed,
-        failure_detail("PortSamplesControl Get", got));
+  SampleSession session(r, Clock::now());
+  while (!session.finished()) {
+    auto request = session.next(Clock::now());
+    if (!request) {
+      std::this_thread::sleep_until(session.wake_at());
+      continue;
+    }
+    engine.submit(*request);
+    drain(engine, [&](const MadCompletion& c) { session.on_reply(c, Clock::now()); });
   }
-  const Control before = decode_control(got.data);
-  if (before.status != kStatusDone && !r.take_over) {
-    return outcome(SampleOutcome::kBusy,
-                   fmt::format("another manager is sampling this port (status {}, tag 0x{:04x})",
-                               before.status, before.tag));
-  }
-  for (size_t i = 0; i < r.selects.size(); ++i) {
-    const int bit = option_bit(r.selects[i]);
-    if (bit >= 0 && (before.option_mask >> bit & 1) == 0) {
-      return outcome(SampleOutcome::kUnsupported,
-                     fmt::format("the port does not offer {} (OptionMask 0x{:x})",
-                                 select_name(r.selects[i]), before.option_mask));
-    }
-    if (before.counter_mask[i] == 0) {
-      return outcome(SampleOutcome::kUnsupported, fmt::format("the port has no counter {}", i));
-    }
-  }
-
-  // 2. Program it with a tag of our own.
-  const uint16_t tag = fresh_tag(before.tag);
-  MadRequest set = request_for(r, MadMethod::kSet, kControl);
-  put(set.data, 28, r.start, 4);
-  put(set.data, 32, r.interval, 4);
-  put(set.data, 36, tag, 2);
-  for (size_t i = 0; i < r.selects.size(); ++i)
-    put(set.data, 38 + 2 * i, r.selects[i], 2);
-  const Reply programmed = exchange(engine, set);
-  if (programmed.failure != MadFailure::kNone) {
-    return outcome(SampleOutcome::kFailed, failure_detail("PortSamplesControl Set", programmed));
-  }
-
-  // 3. Poll the result until it is done with our tag, then read it (64-bit where offered).
-  const auto deadline = Clock::now() + r.timeout;
-  while (true) {
-    const Reply polled = exchange(engine, request_for(r, MadMethod::kGet, kResult));
-    if (polled.failure != MadFailure::kNone) {
-      return outcome(SampleOutcome::kFailed, failure_detail("PortSamplesResult Get", polled));
-    }
-    const auto polled_tag = static_cast<uint16_t>(extract_bits(polled.data, 0, 16));
-    if (polled_tag != tag) {
-      return outcome(SampleOutcome::kClobbered,
-                     fmt::format("the port's tag is 0x{:04x}, ours 0x{:04x}: another manager "
-                                 "reprogrammed it",
-                                 polled_tag, tag));
-    }
-    if (extract_bits(polled.data, 30, 2) == kStatusDone) {
-      SampleResult result;
-      result.outcome = SampleOutcome::kDone;
-      result.tag = tag;
-      result.tick = before.tick;
-      result.interval = r.interval;
-      const Reply wide = exchange(engine, request_for(r, MadMethod::kGet, kResultExtended));
-      const bool extended = wide.failure == MadFailure::kNone &&
-                            static_cast<uint16_t>(extract_bits(wide.data, 0, 16)) == tag;
-      result.extended = extended;
-      for (size_t i = 0; i < r.selects.size(); ++i) {
-        result.counters.push_back(
-            extended ? extract_bits(wide.data, static_cast<unsigned>(64 + 64 * i), 64)
-                     : extract_bits(polled.data, static_cast<unsigned>(32 + 32 * i), 32));
-      }
-      return result;
-    }
-    if (Clock::now() > deadline) {
-      return outcome(SampleOutcome::kTimedOut,
-                     fmt::format("the sample was not done within {} ms", r.timeout.count()));
-    }
-    std::this_thread::sleep_for(r.poll_every);
-  }
+  return session.result();
 }
 
 }  // namespace ibpulse::collector

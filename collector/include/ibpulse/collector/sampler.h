@@ -61,8 +61,40 @@ struct SampleResult {
   std::vector<uint64_t> counters;  // one per select, in request order
 };
 
-// Runs one sample on one port. Fails only on a bad request; everything the port does is in
-// the outcome.
+// One sample of one port as a state machine over MADs, so it can run inside the poller's
+// pipeline as well as on its own: next() gives the MAD to send (none while the sample runs
+// on the port and it is not yet time to poll it), on_reply() takes its answer.
+class SampleSession {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  SampleSession(SampleRequest request, Clock::time_point now);
+
+  std::optional<MadRequest> next(Clock::time_point now);
+  void on_reply(const MadCompletion& reply, Clock::time_point now);
+
+  bool finished() const { return finished_; }
+  // When next() will have something to send again (polling waits between reads).
+  Clock::time_point wake_at() const { return wake_at_; }
+  const SampleResult& result() const { return result_; }
+  const SampleRequest& request() const { return request_; }
+
+ private:
+  enum class Step { kGetControl, kSetControl, kPollResult, kReadExtended };
+  void finish(SampleOutcome outcome, std::string detail);
+
+  SampleRequest request_;
+  Step step_ = Step::kGetControl;
+  bool waiting_ = false;  // a MAD is out
+  bool finished_ = false;
+  Clock::time_point deadline_;
+  Clock::time_point wake_at_;
+  std::array<uint8_t, kMadDataSize> polled_{};  // the last PortSamplesResult, for 32-bit fallback
+  SampleResult result_;
+};
+
+// Runs one sample on one port, waiting for it. Fails only on a bad request; everything the
+// port does is in the outcome.
 Result<SampleResult> run_sample(MadEngine& engine, const SampleRequest& request);
 
 }  // namespace ibpulse::collector
