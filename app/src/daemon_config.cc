@@ -6,6 +6,8 @@
 #include <charconv>
 #include <functional>
 
+#include "ibpulse/collector/sampler.h"
+
 namespace ibpulse::cli {
 namespace {
 
@@ -103,6 +105,48 @@ Setter guids(Field field) {
   };
 }
 
+template <typename Field>
+Setter boolean(Field field) {
+  return [=](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
+    if (auto one = one_value(v); !one) return one;
+    if (v[0] == "true" || v[0] == "yes" || v[0] == "1") {
+      field(c) = true;
+    } else if (v[0] == "false" || v[0] == "no" || v[0] == "0") {
+      field(c) = false;
+    } else {
+      return Err("expected true or false, got '{}'", v[0]);
+    }
+    return Ok{};
+  };
+}
+
+// `0x<node GUID>:<port>` entries.
+Status set_sampled_ports(DaemonConfig& c, const std::vector<std::string>& v) {
+  std::vector<collector::PortKey> ports;
+  for (const auto& item : v) {
+    const auto colon = item.rfind(':');
+    auto guid = parse_uint(item.substr(0, colon), 1, UINT64_MAX);
+    auto port = colon == std::string::npos ? Result<uint64_t>(Error{""})
+                                           : parse_uint(item.substr(colon + 1), 1, 254);
+    if (!guid || !port) return Err("bad port '{}': write 0x<node GUID>:<port>", item);
+    ports.push_back({*guid, static_cast<uint8_t>(*port)});
+  }
+  c.poller.sampling.ports = std::move(ports);
+  return Ok{};
+}
+
+Status set_sampled_counters(DaemonConfig& c, const std::vector<std::string>& v) {
+  if (v.empty() || v.size() > 15) return Err("give 1 to 15 counters, not {}", v.size());
+  std::vector<uint16_t> selects;
+  for (const auto& name : v) {
+    auto code = collector::parse_select(name);
+    if (!code) return Err("unknown counter '{}' (PortXmitData, PortRcvDataVL3, 0x4001, ...)", name);
+    selects.push_back(*code);
+  }
+  c.poller.sampling.selects = std::move(selects);
+  return Ok{};
+}
+
 #define IBPULSE_FIELD(expr)       \
   [](DaemonConfig & c) -> auto& { \
     return c.expr;                \
@@ -147,6 +191,17 @@ const std::vector<KeyDef>& key_defs() {
         "Node GUIDs read through 32-bit PortCounters only, ignoring PortCountersExtended (list)",
         ""},
        guids(IBPULSE_FIELD(poller.no_extended_nodes))},
+      {{"sampling.ports", "Ports to sample with PortSamples, as 0x<node GUID>:<port> (list)", ""},
+       set_sampled_ports},
+      {{"sampling.counters", "Counters of each sample (list, at most 15)",
+        "PortXmitData,PortRcvData,PortXmitDataVL0-3,PortRcvDataVL0-3"},
+       set_sampled_counters},
+      {{"sampling.interval", "Sample length in the port's ticks", "1000000"},
+       number(1, 0xFFFFFFFF, IBPULSE_FIELD(poller.sampling.interval))},
+      {{"sampling.every", "Time between samples of a port", "10s"},
+       duration(IBPULSE_FIELD(poller.sampling.every))},
+      {{"sampling.take-over", "Sample ports another manager is sampling", "false"},
+       boolean(IBPULSE_FIELD(poller.sampling.take_over))},
       {{"collector.ring-size", "Samples buffered between poller and converters", "65536"},
        number(1024, 1u << 24, IBPULSE_FIELD(ring_size))},
   };
@@ -219,6 +274,10 @@ Result<std::map<std::string, std::pair<std::vector<std::string>, int>>> read_con
 
 Result<DaemonConfig> build_config(const std::filesystem::path& file, const ConfigValues& flags) {
   DaemonConfig config;
+  (void)set_sampled_counters(
+      config,
+      {"PortXmitData", "PortRcvData", "PortXmitDataVL0", "PortXmitDataVL1", "PortXmitDataVL2",
+       "PortXmitDataVL3", "PortRcvDataVL0", "PortRcvDataVL1", "PortRcvDataVL2", "PortRcvDataVL3"});
   if (!file.empty()) {
     auto values = read_config_file(file);
     if (!values) return Error{values.error()};

@@ -96,6 +96,21 @@ int run_daemon(const RunArgs& a) {
   collector::PollerEvents events;
   events.discovered = log_changes;
   events.warning = [](const std::string& text) { spdlog::warn("{}", text); };
+  events.sampled = [](collector::PortKey port, const collector::SampleResult& r,
+                      const collector::SampleRequest& request) {
+    if (r.outcome != collector::SampleOutcome::kDone) {
+      spdlog::warn("event=sample node_guid={} port={} outcome={} detail=\"{}\"",
+                   guid_string(port.node_guid), port.port, collector::to_string(r.outcome),
+                   r.detail);
+      return;
+    }
+    std::string values;
+    for (size_t i = 0; i < r.counters.size(); ++i) {
+      values += fmt::format(" {}={}", collector::select_name(request.selects[i]), r.counters[i]);
+    }
+    spdlog::debug("event=sample node_guid={} port={} outcome=done tag=0x{:04x} interval={}{}",
+                  guid_string(port.node_guid), port.port, r.tag, r.interval, values);
+  };
   events.sweep_done = [&](const collector::SweepSummary& s) {
     if (s.number == 1) {
       spdlog::info("event=ready ports={} stale={} sweep_seconds={:.3f}", s.ports, s.stale,

@@ -28,8 +28,18 @@ struct Context {
   PortKey port;
   Attribute attribute;
   Group group;
-  uint64_t sweep;  // the counters sweep it belongs to (0: none)
-  uint32_t item;   // its scheduler item's slot
+  uint64_t sweep;    // the counters sweep it belongs to (0: none)
+  uint32_t item;     // its scheduler item's slot, or kSamplerItem
+  uint32_t sampled;  // for a sampler MAD: index into the sampled ports
+};
+
+constexpr uint32_t kSamplerItem = UINT32_MAX;
+
+// A port sampled on the operator's request, and its sample in progress.
+struct SampledPort {
+  PortKey port;
+  std::optional<SampleSession> session;
+  std::chrono::steady_clock::time_point next_start{};
 };
 
 // A scheduler item whose reads are in flight; done when the last one completed.
@@ -58,6 +68,7 @@ struct Poller::State {
   Clock::time_point next_discovery{};
   Clock::time_point last_discovery{};
 
+  std::vector<SampledPort> sampled;
   uint64_t local_samples = 0;
   uint64_t local_drops = 0;
   uint64_t local_late = 0;
@@ -213,7 +224,7 @@ struct Poller::State {
     for (Attribute attribute : attributes) {
       // Only the PortCounters read carries the sweep accounting.
       const uint64_t counted = attribute == Attribute::kPortCounters ? sweep : 0;
-      const uint64_t id = new_context(Context{item.port, attribute, item.group, counted, slot});
+      const uint64_t id = new_context(Context{item.port, attribute, item.group, counted, slot, 0});
       engine->submit(pma_get(attribute, port->lid, item.port.port, node, id));
     }
   }
@@ -240,6 +251,7 @@ struct Poller::State {
   void on_done(const MadCompletion& c) {
     const Context ctx = contexts[c.cookie];
     free_contexts.push_back(c.cookie);
+    if (ctx.item == kSamplerItem) return sample_reply(ctx, c);
     if (--items[ctx.item].pending == 0) {
       free_items.push_back(ctx.item);
       item_done(items[ctx.item].item);
@@ -271,6 +283,76 @@ struct Poller::State {
       finish_sweep_item(ctx, c.failure == MadFailure::kNone);
   }
 
+  void reset_sampling() {
+    sampled.clear();
+    for (const PortKey& p : options.sampling.ports)
+      sampled.push_back(SampledPort{p, std::nullopt, {}});
+  }
+
+  // Starts due samples and sends what the running ones need; returns when next to look.
+  Clock::time_point drive_sampling(Clock::time_point now) {
+    auto wake = Clock::time_point::max();
+    for (uint32_t i = 0; i < sampled.size(); ++i) {
+      SampledPort& sp = sampled[i];
+      if (!sp.session) {
+        if (now < sp.next_start) {
+          wake = std::min(wake, sp.next_start);
+          continue;
+        }
+        const Port* port = topology.find_port(sp.port);
+        if (port == nullptr || port->lid == 0) {
+          sp.next_start = now + options.sampling.every;  // not in the fabric (now): try later
+          continue;
+        }
+        SampleRequest r;
+        r.lid = port->lid;
+        r.port = sp.port.port;
+        r.selects = options.sampling.selects;
+        r.interval = options.sampling.interval;
+        r.take_over = options.sampling.take_over;
+        r.timeout = std::max(options.sampling.every, std::chrono::milliseconds(10000));
+        sp.session.emplace(std::move(r), now);
+      }
+      if (auto request = sp.session->next(now)) {
+        const auto found = node_index.find(sp.port.node_guid);
+        request->node = found != node_index.end() ? found->second : 0;
+        request->cookie = new_context(Context{sp.port, static_cast<Attribute>(request->attribute),
+                                              Group::kDetails, 0, kSamplerItem, i});
+        engine->submit(*request);
+      } else if (sp.session->finished()) {
+        finish_sample(sp, now);
+      } else {
+        wake = std::min(wake, sp.session->wake_at());
+      }
+    }
+    return wake;
+  }
+
+  void sample_reply(const Context& ctx, const MadCompletion& c) {
+    if (ctx.sampled >= sampled.size() || !sampled[ctx.sampled].session) return;  // reconfigured
+    SampledPort& sp = sampled[ctx.sampled];
+    sp.session->on_reply(c, c.received);
+    if (sp.session->finished()) finish_sample(sp, c.received);
+  }
+
+  void finish_sample(SampledPort& sp, Clock::time_point now) {
+    const SampleResult& result = sp.session->result();
+    if (result.outcome == SampleOutcome::kDone) {
+      RawSample s;
+      s.port = sp.port;
+      s.attribute =
+          result.extended ? Attribute::kPortSamplesResultExtended : Attribute::kPortSamplesResult;
+      s.received = now;
+      s.field_count = static_cast<uint8_t>(result.counters.size());
+      std::copy(result.counters.begin(), result.counters.end(), s.values.begin());
+      ++local_samples;
+      if (!ring.push(s)) ++local_drops;
+    }
+    if (events.sampled) events.sampled(sp.port, result, sp.session->request());
+    sp.session.reset();
+    sp.next_start = now + options.sampling.every;
+  }
+
   void publish() {
     std::lock_guard lock(mutex);
     stats.mad = engine->stats();
@@ -294,6 +376,7 @@ struct Poller::State {
       options = std::move(*next);
       options.mad = mad;
       scheduler.set_intervals(options.intervals);
+      reset_sampling();
       rediscover = true;
     }
     // A requested rediscovery waits at least 5 s after the last one: a flapping link must not
@@ -315,6 +398,7 @@ struct Poller::State {
         issue(item, now);
       auto wake = std::min(next_discovery, now + 100ms);
       if (auto due = scheduler.next_due()) wake = std::min(wake, *due);
+      if (!sampled.empty()) wake = std::min(wake, drive_sampling(now));
       const auto wait = std::chrono::ceil<std::chrono::milliseconds>(
           wake - now);  // never 0 for a wait: no spinning
       if (engine->idle()) {
@@ -344,6 +428,7 @@ Status Poller::run(const std::atomic<bool>& stop) {
   if (!engine) return Error{engine.error()};
   s.engine = std::move(*engine);
   if (!s.discover(Clock::now())) return Err("the first discovery failed; see the log");
+  s.reset_sampling();
   s.loop(stop);
   return Ok{};
 }

@@ -78,12 +78,13 @@ TEST_F(Sampling, ProgramsWaitsAndReadsPerVlTraffic) {
 }
 
 TEST_F(Sampling, LeavesAPortAnotherManagerIsSamplingAlone) {
+  EXPECT_EQ(sample({"--interval", "100000", "--counters", "PortXmitData"})["outcome"], "done");
   mode("foreign");
   const auto r = sample({"--interval", "1000"}, 1);
   EXPECT_EQ(r["outcome"], "busy");
   EXPECT_NE(r["detail"].get<std::string>().find("another manager"), std::string::npos);
-  // Nothing was programmed: back in normal mode the port still shows the previous test's
-  // (finished) sample, not one started by the refused request.
+  // Nothing was programmed: back in normal mode the port still shows the first (finished)
+  // sample, not one started by the refused request.
   mode("normal");
   const auto control =
       fabric().exec({"perfquery", "-c", std::to_string(fabric().lid("Hca2", 1)), "1"});
@@ -99,12 +100,51 @@ TEST_F(Sampling, DetectsATagWrittenOverOurs) {
   std::this_thread::sleep_for(100ms);  // let the abandoned sample finish
 }
 
+std::string guid_text(uint64_t guid) {
+  char text[32];
+  std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(guid));
+  return text;
+}
+
+sim::CommandOutput run_daemon_sampling() {
+  const std::string port = guid_text(fabric().port("Hca2", 1).node_guid) + ":1";
+  return fabric().exec(
+      {IBPULSE_BINARY_FOR_TESTS, "run", "--exit-after-sweeps", "3", "--poll.counters-interval",
+       "300ms", "--sampling.ports", port, "--sampling.every", "100ms", "--sampling.interval",
+       "1000", "--sampling.counters", "PortXmitData,PortRcvDataVL1", "--log.level", "debug"});
+}
+
+TEST_F(Sampling, TheDaemonSamplesTheConfiguredPorts) {
+  const auto out = run_daemon_sampling();
+  EXPECT_EQ(out.exit_code, 0) << out.err;
+  const std::string expected =
+      "event=sample node_guid=" + guid_text(fabric().port("Hca2", 1).node_guid) +
+      " port=1 outcome=done";
+  EXPECT_NE(out.err.find(expected), std::string::npos) << out.err;
+  EXPECT_NE(out.err.find("interval=1000 PortXmitData=" + std::to_string(mandatory(1, 1, 1000)) +
+                         " PortRcvDataVL1=" + std::to_string(per_vl(1, 2, 1, 1000))),
+            std::string::npos)
+      << out.err;
+}
+
+TEST_F(Sampling, TheDaemonLeavesAForeignSampleAlone) {
+  mode("foreign");
+  const auto out = run_daemon_sampling();
+  mode("normal");
+  EXPECT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_NE(out.err.find("port=1 outcome=busy"), std::string::npos) << out.err;
+  EXPECT_EQ(out.err.find("outcome=done"), std::string::npos) << out.err;
+}
+
 TEST_F(Sampling, RejectsBadRequests) {
   const auto out =
       fabric().exec({IBPULSE_BINARY_FOR_TESTS, "sample", std::to_string(fabric().lid("Hca2", 1)),
                      "1", "--counters", "PortXmitDataVL99"});
   EXPECT_EQ(out.exit_code, 1);
   EXPECT_NE(out.err.find("unknown counter 'PortXmitDataVL99'"), std::string::npos) << out.err;
+  const auto config = run_ibpulse({"run", "--sampling.ports", "0x12:0"});
+  EXPECT_EQ(config.exit_code, 1);
+  EXPECT_NE(config.err.find("bad port '0x12:0'"), std::string::npos) << config.err;
 }
 
 TEST_F(Sampling, QueryReadsExtendedSpeedsCountersFromTheResponder) {

@@ -17,12 +17,22 @@
 #include "ibpulse/collector/discovery.h"
 #include "ibpulse/collector/mad_engine.h"
 #include "ibpulse/collector/pma.h"
+#include "ibpulse/collector/sampler.h"
 #include "ibpulse/collector/scheduler.h"
 #include "ibpulse/collector/sweep.h"
 
 namespace ibpulse::collector {
 
 using SampleRing = boost::lockfree::spsc_queue<RawSample>;
+
+// PortSamples on chosen ports (per-VL traffic), repeated every `every`.
+struct SamplingOptions {
+  std::vector<PortKey> ports;
+  std::vector<uint16_t> selects;  // CounterSelect codes, at most 15
+  uint32_t interval = 1000000;    // ticks
+  std::chrono::milliseconds every{10000};
+  bool take_over = false;
+};
 
 struct PollerOptions {
   DiscoveryOptions discovery;
@@ -31,6 +41,7 @@ struct PollerOptions {
   std::chrono::milliseconds rediscover{std::chrono::minutes(5)};
   std::set<uint64_t> skip_nodes;         // never polled
   std::set<uint64_t> no_extended_nodes;  // PortCounters only (32-bit), ignoring the extended ones
+  SamplingOptions sampling;
 };
 
 struct SweepSummary {
@@ -58,6 +69,8 @@ struct PollerEvents {
   std::function<void(const Topology&, const TopologyChanges&)> discovered;
   std::function<void(const SweepSummary&)> sweep_done;
   std::function<void(const std::string&)> warning;
+  // A sample finished (whatever its outcome); its counters also went into the ring.
+  std::function<void(PortKey, const SampleResult&, const SampleRequest&)> sampled;
 };
 
 class Poller {
