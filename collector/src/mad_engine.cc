@@ -25,8 +25,12 @@ struct Pending {
   unsigned attempts = 0;
 };
 
+// Requests live in a pool and travel by index: queues and flights stay small and nothing of
+// 200+ bytes is copied or allocated per MAD.
+using PendingId = uint32_t;
+
 struct Flight {
-  Pending pending;
+  PendingId pending = 0;
   Clock::time_point deadline;
   uint32_t tid = 0;
   bool used = false;
@@ -62,7 +66,7 @@ class UmadEngine final : public MadEngine {
 
   void submit(const MadRequest& request) override {
     grow(request.node);
-    node_queue_[request.node].push_back(Pending{request, 0});
+    node_queue_[request.node].push_back(acquire(request));
     mark_ready(request.node);
     ++queued_;
   }
@@ -119,10 +123,10 @@ class UmadEngine final : public MadEngine {
       ready_.pop_front();
       in_ready_[node] = false;
       if (node_queue_[node].empty() || node_in_flight_[node] >= options_.per_node) continue;
-      Pending p = std::move(node_queue_[node].front());
+      const PendingId id = node_queue_[node].front();
       node_queue_[node].pop_front();
       --queued_;
-      done += send(std::move(p), on_done);
+      done += send(id, on_done);
       mark_ready(node);  // round robin: back of the line
     }
     return done;
@@ -132,7 +136,19 @@ class UmadEngine final : public MadEngine {
     return options_.timeout * (1u << std::min(attempt, kMaxBackoffShift));
   }
 
-  size_t send(Pending p, const CompletionFn& on_done) {
+  PendingId acquire(const MadRequest& request) {
+    if (free_pending_.empty()) {
+      pool_.push_back(Pending{request, 0});
+      return static_cast<PendingId>(pool_.size() - 1);
+    }
+    const PendingId id = free_pending_.back();
+    free_pending_.pop_back();
+    pool_[id] = Pending{request, 0};
+    return id;
+  }
+
+  size_t send(PendingId id, const CompletionFn& on_done) {
+    Pending& p = pool_[id];
     const uint32_t slot = free_slots_.back();
     // The slot in the low bits finds the flight without a hash table; the sequence above it
     // tells a late answer to an earlier attempt from the current one.
@@ -144,7 +160,7 @@ class UmadEngine final : public MadEngine {
     if (umad_send(port_id_, agent_, send_buf_.data(), static_cast<int>(kMadSize),
                   static_cast<int>(timeout.count()), 0) != 0) {
       ++stats_.failed_send;
-      complete(p, MadFailure::kSendError, 0, {}, on_done);
+      complete(id, MadFailure::kSendError, 0, {}, on_done);
       return 1;
     }
     ++stats_.sent;
@@ -152,23 +168,23 @@ class UmadEngine final : public MadEngine {
     const auto deadline = Clock::now() + timeout;
     ++node_in_flight_[p.request.node];
     free_slots_.pop_back();
-    slots_[slot] = Flight{std::move(p), deadline, tid, true};
+    slots_[slot] = Flight{id, deadline, tid, true};
     ++in_flight_;
     timers_.push(Timer{deadline, tid});
     return 0;
   }
 
   // An attempt failed: retry it (first in its node's line) or give up.
-  size_t retry_or_fail(Pending p, MadFailure failure, const CompletionFn& on_done) {
-    if (p.attempts <= options_.retries) {
-      const uint32_t node = p.request.node;
-      node_queue_[node].push_front(std::move(p));
+  size_t retry_or_fail(PendingId id, MadFailure failure, const CompletionFn& on_done) {
+    if (pool_[id].attempts <= options_.retries) {
+      const uint32_t node = pool_[id].request.node;
+      node_queue_[node].push_front(id);
       ++queued_;
       mark_ready(node);
       return 0;
     }
     (failure == MadFailure::kTimeout ? stats_.failed_timeout : stats_.failed_unreachable)++;
-    complete(p, failure, 0, {}, on_done);
+    complete(id, failure, 0, {}, on_done);
     return 1;
   }
 
@@ -178,16 +194,17 @@ class UmadEngine final : public MadEngine {
     return &slots_[slot];
   }
 
-  std::optional<Pending> land(uint32_t tid) {
+  std::optional<PendingId> land(uint32_t tid) {
     Flight* f = find_flight(tid);
     if (f == nullptr) return std::nullopt;
-    Pending p = std::move(f->pending);
+    const PendingId id = f->pending;
     f->used = false;
     free_slots_.push_back(tid & kSlotMask);
     --in_flight_;
-    --node_in_flight_[p.request.node];
-    mark_ready(p.request.node);
-    return p;
+    const uint32_t node = pool_[id].request.node;
+    --node_in_flight_[node];
+    mark_ready(node);
+    return id;
   }
 
   size_t receive(int wait_ms, const CompletionFn& on_done) {
@@ -198,38 +215,37 @@ class UmadEngine final : public MadEngine {
       if (agent < 0) break;  // nothing more (ETIMEDOUT) or an error: timers handle the rest
       const auto* mad = static_cast<const uint8_t*>(umad_get_mad(recv_buf_.data()));
       const DecodedReply reply = decode_reply(mad);
-      auto p = land(reply.tid);
-      if (!p) {
+      auto id = land(reply.tid);
+      if (!id) {
         ++stats_.stale_replies;
         continue;
       }
       if (umad_status(recv_buf_.data()) != 0) {  // our own request, returned undelivered
         ++stats_.attempt_unreachable;
-        done += retry_or_fail(std::move(*p), MadFailure::kUnreachable, on_done);
+        done += retry_or_fail(*id, MadFailure::kUnreachable, on_done);
         continue;
       }
-      done += answer(std::move(*p), reply, mad, on_done);
+      done += answer(*id, reply, mad, on_done);
     }
     return done;
   }
 
-  size_t answer(Pending p, const DecodedReply& reply, const uint8_t* mad,
+  size_t answer(PendingId id, const DecodedReply& reply, const uint8_t* mad,
                 const CompletionFn& on_done) {
     ++stats_.answered;
     const MadStatusKind kind = classify_status(reply.status);
-    if (kind == MadStatusKind::kBusy)
-      return retry_or_fail(std::move(p), MadFailure::kTimeout, on_done);
+    if (kind == MadStatusKind::kBusy) return retry_or_fail(id, MadFailure::kTimeout, on_done);
     if (kind == MadStatusKind::kRedirect) {
       ++stats_.failed_redirect;
-      complete(p, MadFailure::kRedirect, reply.status, {}, on_done);
+      complete(id, MadFailure::kRedirect, reply.status, {}, on_done);
       return 1;
     }
     if (kind == MadStatusKind::kError) {
       ++stats_.failed_status;
-      complete(p, MadFailure::kStatus, reply.status, {}, on_done);
+      complete(id, MadFailure::kStatus, reply.status, {}, on_done);
       return 1;
     }
-    complete(p, MadFailure::kNone, reply.status, {mad + kMadDataOffset, kMadDataSize}, on_done);
+    complete(id, MadFailure::kNone, reply.status, {mad + kMadDataOffset, kMadDataSize}, on_done);
     return 1;
   }
 
@@ -241,15 +257,17 @@ class UmadEngine final : public MadEngine {
       timers_.pop();
       const Flight* f = find_flight(t.tid);
       if (f == nullptr || f->deadline != t.deadline) continue;  // answered
-      auto p = land(t.tid);
+      const auto id = land(t.tid);
       ++stats_.attempt_timeouts;
-      done += retry_or_fail(std::move(*p), MadFailure::kTimeout, on_done);
+      done += retry_or_fail(*id, MadFailure::kTimeout, on_done);
     }
     return done;
   }
 
-  void complete(const Pending& p, MadFailure failure, uint16_t status,
-                std::span<const uint8_t> data, const CompletionFn& on_done) {
+  // Hands the outcome back and frees the request first: the callback may submit new ones.
+  void complete(PendingId id, MadFailure failure, uint16_t status, std::span<const uint8_t> data,
+                const CompletionFn& on_done) {
+    const Pending& p = pool_[id];
     MadCompletion c;
     c.cookie = p.request.cookie;
     c.failure = failure;
@@ -257,6 +275,7 @@ class UmadEngine final : public MadEngine {
     c.attempts = p.attempts;
     c.received = Clock::now();
     c.data = data;
+    free_pending_.push_back(id);
     on_done(c);
   }
 
@@ -266,7 +285,9 @@ class UmadEngine final : public MadEngine {
   std::vector<uint8_t> send_buf_;
   std::vector<uint8_t> recv_buf_;
   uint32_t next_tid_;
-  std::vector<std::deque<Pending>> node_queue_;
+  std::vector<Pending> pool_;
+  std::vector<PendingId> free_pending_;
+  std::vector<std::deque<PendingId>> node_queue_;
   std::vector<unsigned> node_in_flight_;
   std::vector<bool> in_ready_;
   std::deque<uint32_t> ready_;

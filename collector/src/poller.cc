@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <map>
 #include <thread>
 #include <vector>
@@ -152,15 +153,24 @@ struct Poller::State {
     return true;
   }
 
-  std::vector<Attribute> attributes_for(const Port& port, Group group) const {
-    std::vector<Attribute> out;
+  // At most the seven detail attributes plus extended speeds: a fixed array, no allocation.
+  struct AttributeList {
+    std::array<Attribute, 10> items{};
+    size_t size = 0;
+    void add(Attribute a) { items[size++] = a; }
+    const Attribute* begin() const { return items.data(); }
+    const Attribute* end() const { return items.data() + size; }
+  };
+
+  AttributeList attributes_for(const Port& port, Group group) const {
+    AttributeList out;
     const auto caps_it = capabilities.find(port.key.node_guid);
     const PmaCapabilities* caps =
         caps_it != capabilities.end() && caps_it->second ? &*caps_it->second : nullptr;
-    const auto& off = unsupported.count(port.key.node_guid) ? unsupported.at(port.key.node_guid)
-                                                            : std::set<Attribute>{};
+    const auto off_it = unsupported.find(port.key.node_guid);
+    const std::set<Attribute>* off = off_it != unsupported.end() ? &off_it->second : nullptr;
     const auto add = [&](Attribute a) {
-      if (!off.count(a)) out.push_back(a);
+      if (off == nullptr || !off->count(a)) out.add(a);
     };
     if (group == Group::kDetails) {
       for (Attribute a : kDetailAttributes)
@@ -215,12 +225,12 @@ struct Poller::State {
     const auto found = node_index.find(item.port.node_guid);
     const uint32_t node = found != node_index.end() ? found->second : 0;
     const auto attributes = attributes_for(*port, item.group);
-    if (attributes.empty()) {
+    if (attributes.size == 0) {
       item_done(item);
       return;
     }
     const uint32_t slot = new_item(item);
-    items[slot].pending = static_cast<unsigned>(attributes.size());
+    items[slot].pending = static_cast<unsigned>(attributes.size);
     for (Attribute attribute : attributes) {
       // Only the PortCounters read carries the sweep accounting.
       const uint64_t counted = attribute == Attribute::kPortCounters ? sweep : 0;
