@@ -110,6 +110,7 @@ int main(int argc, char** argv) {
   // (b): the poller with intervals short enough that sweeps run back to back.
   PollerOptions o;
   o.mad.window = window;
+  // POLL_BENCH_PER_NODE overrides the per-node limit, to see how much it costs.
   if (const char* per_node = std::getenv("POLL_BENCH_PER_NODE"))
     o.mad.per_node = static_cast<unsigned>(std::atoi(per_node));
   o.intervals.counters = std::chrono::milliseconds(1);
