@@ -101,6 +101,18 @@ int run_link_up(const FaultArgs& a, unsigned timeout_s) {
   return 0;
 }
 
+int run_lid(const FaultArgs& a, unsigned lid) {
+  auto spec = sim::parse_port_spec(a.port);
+  if (!spec) return fail(spec.error());
+  auto s = running_fabric(a.fo);
+  if (!s) return fail(s.error());
+  if (auto changed = sim::change_lid(*s, spec->node, spec->port, lid); !changed) {
+    return fail(changed.error());
+  }
+  fmt::print(stderr, "{} now has LID {}\n", a.port, lid);
+  return 0;
+}
+
 int run_bump(const FaultArgs& a, const std::string& counter, uint64_t by) {
   auto spec = sim::parse_port_spec(a.port);
   if (!spec) return fail(spec.error());
@@ -167,6 +179,19 @@ void add_sim_fault_commands(CLI::App& sim, Action& action) {
     up->add_option("--timeout", *timeout, "Seconds to wait for Active")->capture_default_str();
     up->callback(
         [a, timeout, &action] { action = [a, timeout] { return run_link_up(*a, *timeout); }; });
+  }
+  {
+    auto* lid = sim.add_subcommand(
+        "lid",
+        "Give a port a new LID as the subnet manager would (ibsim `Baselid`, LIDs "
+        "assigned again keeping it, the resident SM restarted): LID changes to follow. A "
+        "switch's LID is its port 0's: NODE[0]");
+    auto a = std::make_shared<FaultArgs>();
+    auto value = std::make_shared<unsigned>(0);
+    add_fabric_options(*lid, a->fo);
+    lid->add_option("port", a->port, "NODE[PORT] of an HCA")->required();
+    lid->add_option("lid", *value, "The new LID")->required()->check(CLI::Range(1u, 0xBFFFu));
+    lid->callback([a, value, &action] { action = [a, value] { return run_lid(*a, *value); }; });
   }
   {
     auto* bump = sim.add_subcommand(

@@ -384,6 +384,33 @@ Status resweep(const FabricState& s) {
   return assign_lids(s, 60s);
 }
 
+Status change_lid(FabricState& s, const std::string& node, unsigned port, unsigned lid) {
+  if (lid == 0 || lid > kMaxUnicastLids) return Err("LID {} is not a unicast LID", lid);
+  auto reply = console(s).send(fmt::format("Baselid \"{}\"[{}] {}", node, port, lid));
+  if (!reply) return Error{reply.error()};
+  const bool resident = s.subnet_manager && is_running(*s.subnet_manager);
+  if (resident) terminate(*s.subnet_manager, 3s);
+  s.subnet_manager.reset();
+  std::error_code ec;
+  std::filesystem::remove(s.paths.osm_cache() / "guid2lid", ec);
+  if (auto lids = assign_lids(s, 60s); !lids) return lids;
+  if (resident) {
+    auto sm = start_subnet_manager(s, 60s);
+    if (!sm) return Error{sm.error()};
+    s.subnet_manager = *sm;
+  }
+  if (auto saved = save_state(s); !saved) return saved;
+  auto ports = wait_for_ports(
+      s,
+      [&](const std::vector<DumpPort>& current) {
+        const DumpPort* p = find_port(current, node, port == 0 ? 1 : port);
+        return p != nullptr && p->lid == lid && (!p->linked() || p->active());
+      },
+      30s);
+  if (!ports) return Err("{}[{}] did not come up with LID {}: {}", node, port, lid, ports.error());
+  return Ok{};
+}
+
 void register_client(const FabricState& s, const ProcessRef& client) {
   std::ofstream(s.paths.clients() / std::to_string(client.pid))
       << client.pid << " " << client.start_time << "\n";

@@ -169,5 +169,22 @@ TEST(Daemon, ADownedLinkIsSeenAndStopsCostingReads) {
   EXPECT_TRUE(d.wait_for("event=stopped", 5s));
 }
 
+TEST(Daemon, ALidChangeIsFollowed) {
+  const unsigned old_lid = fabric().lid("Hca3", 1);
+  Daemon d({"--poll.counters-interval", "200ms", "--discovery.interval", "1s", "--log.level",
+            "debug", "--mad.timeout", "20ms"});
+  ASSERT_TRUE(d.wait_for("event=ready ports=12", 10s)) << d.log();
+  ASSERT_EQ(fabric().sim("lid", {"Hca3[1]", "42"}).exit_code, 0);
+  const std::string change = "event=lid_changed node_guid=0x0000000000100006 port=1 lid_before=" +
+                             std::to_string(old_lid) + " lid_after=42";
+  ASSERT_TRUE(d.wait_for(change, 10s)) << d.log();
+  // Sweeps after the change read every port again, at its new LID.
+  const auto from = d.log().find(change);
+  std::this_thread::sleep_for(1s);
+  const std::string after = d.log().substr(from);
+  EXPECT_NE(after.find("ports=12 stale=0"), std::string::npos) << after;
+  EXPECT_EQ(fabric().sim("lid", {"Hca3[1]", std::to_string(old_lid)}).exit_code, 0);
+}
+
 }  // namespace
 }  // namespace ibpulse::testing

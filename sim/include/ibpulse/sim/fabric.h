@@ -111,6 +111,11 @@ Result<std::vector<DumpPort>> dump_ports(const FabricState& state);
 // Asks the subnet manager to sweep again (SIGHUP to the resident opensm, or `opensm -o`).
 Status resweep(const FabricState& state);
 
+// Moves a port to a new LID the way a subnet manager would: ibsim's `Baselid`, then LIDs
+// assigned again with the new one kept (the SM's LID cache is cleared, `opensm -o` honours
+// the LID it finds, the resident SM restarts on that cache). Updates `state`.
+Status change_lid(FabricState& state, const std::string& node, unsigned port, unsigned lid);
+
 // Waits until `done` holds for the ports ibsim reports, or the timeout passes.
 Result<std::vector<DumpPort>> wait_for_ports(
     const FabricState& state, const std::function<bool(const std::vector<DumpPort>&)>& done,
