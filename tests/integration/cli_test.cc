@@ -18,6 +18,7 @@ const std::vector<std::vector<std::string>> kCommands = {
     {"sim", "link-down"},
     {"sim", "link-up"},
     {"sim", "bump"},
+    {"sim", "lid"},
     {"sim", "traffic"},
     {"demo"},
     {"discover"},
