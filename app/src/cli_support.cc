@@ -69,6 +69,20 @@ void set_program_args(int argc, char** argv) {
   g_args.assign(argv, argv + argc);
 }
 
+void add_sanitizer_env(sim::EnvVars& env) {
+#ifdef __SANITIZE_ADDRESS__
+  // An ASan build must come first in the library list; umad2sim's preload now does. Both
+  // work together once ASan stops checking the order and ignores umad2sim's own overflow.
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  env.emplace_back("ASAN_OPTIONS",
+                   std::string(asan ? asan : "") + (asan && *asan ? ":" : "") +
+                       "verify_asan_link_order=0:suppressions=" + IBPULSE_ASAN_SUPPRESSIONS);
+  env.emplace_back("LSAN_OPTIONS", std::string("suppressions=") + IBPULSE_LSAN_SUPPRESSIONS);
+#else
+  (void)env;
+#endif
+}
+
 Status run_as_client(const sim::FabricState& fabric) {
   const char* socket = std::getenv("IBSIM_SOCKNAME");
   const char* preload = std::getenv("LD_PRELOAD");
@@ -81,14 +95,7 @@ Status run_as_client(const sim::FabricState& fabric) {
   }
   auto env = sim::client_env(fabric);
   env.emplace_back("IBPULSE_SIM_REEXEC", "1");
-#ifdef __SANITIZE_ADDRESS__
-  // An ASan build must come first in the library list; umad2sim's preload now does. Both
-  // work together once ASan stops checking the order and ignores umad2sim's own overflow.
-  const char* asan = std::getenv("ASAN_OPTIONS");
-  env.emplace_back("ASAN_OPTIONS",
-                   std::string(asan ? asan : "") + (asan && *asan ? ":" : "") +
-                       "verify_asan_link_order=0:suppressions=" + IBPULSE_ASAN_SUPPRESSIONS);
-#endif
+  add_sanitizer_env(env);
   auto self = g_args;
   self.front() = sim::self_executable().string();
   auto replaced = sim::replace_process(self, env);

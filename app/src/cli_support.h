@@ -49,6 +49,10 @@ void set_program_args(int argc, char** argv);
 // only on failure or when nothing needed changing.
 Status run_as_client(const sim::FabricState& fabric);
 
+// In a sanitizer build, what a process attached to the simulator (umad2sim preloaded) needs
+// so that an ASan-built ibpulse runs there; nothing otherwise.
+void add_sanitizer_env(sim::EnvVars& env);
+
 // A stop flag set by SIGINT and SIGTERM.
 const std::atomic<bool>& install_stop_signals();
 

@@ -126,8 +126,8 @@ int run_status(const FabricOptions& fo, bool json) {
 int run_exec(const FabricOptions& fo, const std::string& host, std::vector<std::string> command) {
   auto s = running_fabric(fo);
   if (!s) return fail(s.error());
-  const auto env =
-      sim::client_env(*s, host.empty() ? std::nullopt : std::optional<std::string>(host));
+  auto env = sim::client_env(*s, host.empty() ? std::nullopt : std::optional<std::string>(host));
+  add_sanitizer_env(env);  // the command may be an ASan-built ibpulse
   const pid_t child = ::fork();
   if (child < 0) return fail("fork failed");
   if (child == 0) {
