@@ -95,6 +95,13 @@ TEST(SimLifecycle, ACrashedOwnerTakesItsFabricWithIt) {
 
   ::kill(owner->pid, SIGKILL);  // the owner dies without running any teardown
   EXPECT_TRUE(wait_until([&] { return !std::filesystem::exists(root / name); }, 10s));
+  // The watcher removes the run directory just before it exits itself (slowly when built
+  // with sanitizers).
+  const auto all_stopped = [&] {
+    return std::none_of(processes.begin(), processes.end(),
+                        [](const sim::ProcessRef& p) { return sim::is_running(p); });
+  };
+  EXPECT_TRUE(wait_until(all_stopped, 10s));
   for (const auto& p : processes)
     EXPECT_FALSE(sim::is_running(p)) << "pid " << p.pid;
   std::filesystem::remove_all(root);
