@@ -95,7 +95,6 @@ class UmadEngine final : public MadEngine {
   }
 
   bool idle() const override { return queued_ == 0 && in_flight_ == 0; }
-  size_t in_flight() const override { return in_flight_; }
   const MadStats& stats() const override { return stats_; }
   const MadEngineOptions& options() const override { return options_; }
 

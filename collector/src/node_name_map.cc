@@ -1,6 +1,7 @@
 #include <charconv>
 #include <fstream>
 
+#include "ibpulse/base/lines.h"
 #include "ibpulse/collector/discovery.h"
 
 namespace ibpulse::collector {
@@ -9,9 +10,7 @@ Result<NodeNameMap> parse_node_name_map(std::string_view text, std::string_view 
   NodeNameMap names;
   size_t line_no = 0;
   while (!text.empty()) {
-    const auto eol = text.find('\n');
-    std::string_view line = text.substr(0, eol);
-    text.remove_prefix(eol == std::string_view::npos ? text.size() : eol + 1);
+    std::string_view line = take_line(text);
     ++line_no;
     const auto start = line.find_first_not_of(" \t\r");
     if (start == std::string_view::npos || line[start] == '#') continue;

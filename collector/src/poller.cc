@@ -454,10 +454,4 @@ void Poller::reconfigure(const PollerOptions& options) {
   state_->pending_work.store(true);
 }
 
-void Poller::request_rediscovery() {
-  std::lock_guard lock(state_->mutex);
-  state_->rediscover_requested = true;
-  state_->pending_work.store(true);
-}
-
 }  // namespace ibpulse::collector

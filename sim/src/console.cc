@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "exec_util.h"
+#include "ibpulse/base/lines.h"
 
 namespace ibpulse::sim {
 namespace {
@@ -93,10 +94,8 @@ std::string strip_prompts(std::string_view reply) {
 
 std::optional<std::string> find_rejection(std::string_view reply) {
   while (!reply.empty()) {
-    const auto eol = reply.find('\n');
-    const auto line = reply.substr(0, eol);
+    const auto line = take_line(reply);
     if (is_rejection(line)) return std::string(line);
-    reply.remove_prefix(eol == std::string_view::npos ? reply.size() : eol + 1);
   }
   return std::nullopt;
 }

@@ -4,6 +4,8 @@
 #include <iterator>
 #include <sstream>
 
+#include "ibpulse/base/lines.h"
+
 namespace ibpulse::sim {
 namespace {
 
@@ -98,9 +100,7 @@ Result<std::vector<DumpPort>> parse_dump(std::string_view dump) {
   std::optional<NodeHeader> node;
   unsigned switch_lid = 0;
   while (!dump.empty()) {
-    const auto eol = dump.find('\n');
-    const std::string_view line = dump.substr(0, eol);
-    dump.remove_prefix(eol == std::string_view::npos ? dump.size() : eol + 1);
+    const std::string_view line = take_line(dump);
     if (line.empty() || line.front() == '#') continue;
     if (auto header = parse_header(line)) {
       node = std::move(header);

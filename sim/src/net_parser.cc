@@ -3,6 +3,7 @@
 #include <map>
 #include <optional>
 
+#include "ibpulse/base/lines.h"
 #include "ibpulse/sim/topology.h"
 
 namespace ibpulse::sim {
@@ -129,9 +130,7 @@ Result<Topology> parse_net(std::string_view text) {
   Parser p;
   size_t n = 0;
   while (!text.empty()) {
-    const auto eol = text.find('\n');
-    std::string_view line = text.substr(0, eol);
-    text.remove_prefix(eol == std::string_view::npos ? text.size() : eol + 1);
+    std::string_view line = take_line(text);
     ++n;
     if (auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
     line = trim(line);

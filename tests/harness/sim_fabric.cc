@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 
 namespace ibpulse::testing {
@@ -30,11 +31,28 @@ sim::CommandOutput run_ibpulse(const std::vector<std::string>& args,
   return *result;
 }
 
+std::map<std::string, uint64_t> perfquery_fields(const std::string& text) {
+  std::map<std::string, uint64_t> out;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    const auto colon = line.find(':');
+    if (line.empty() || line[0] == '#' || colon == std::string::npos) continue;
+    const auto value = line.find_first_not_of('.', colon + 1);
+    if (value == std::string::npos) continue;
+    out[line.substr(0, colon)] = std::stoull(line.substr(value), nullptr, 0);
+  }
+  return out;
+}
+
 uint64_t perfquery_field(const std::string& text, const std::string& field) {
-  const auto at = text.find(field + ":");
-  if (at == std::string::npos) throw std::runtime_error("no " + field + " in:\n" + text);
-  const auto value = text.find_first_not_of('.', at + field.size() + 1);
-  return std::stoull(text.substr(value), nullptr, 0);
+  const auto fields = perfquery_fields(text);
+  const auto it = fields.find(field);
+  if (it == fields.end()) throw std::runtime_error("no " + field + " in:\n" + text);
+  return it->second;
+}
+
+std::string guid_text(uint64_t guid) {
+  return fmt::format("0x{:016x}", guid);
 }
 
 std::unique_ptr<SimFabric> SimFabric::up(const std::string& label,

@@ -98,7 +98,12 @@ class SimFabricEnvironment : public ::testing::Environment {
   std::vector<std::string> extra_args_;
 };
 
-// Field value from perfquery's "Name:......value" text; throws when absent.
+// Every "Name:......value" line of perfquery's output.
+std::map<std::string, uint64_t> perfquery_fields(const std::string& text);
+// One of them; throws when absent.
 uint64_t perfquery_field(const std::string& text, const std::string& field);
+
+// "0x" + 16 lower-case hex digits, as ibpulse writes GUIDs.
+std::string guid_text(uint64_t guid);
 
 }  // namespace ibpulse::testing

@@ -160,8 +160,11 @@ TEST(Daemon, ADownedLinkIsSeenAndStopsCostingReads) {
   ASSERT_TRUE(d.wait_for("event=ready ports=12", 10s)) << d.log();
   ASSERT_EQ(fabric().sim("link-down", {"Hca1[1]"}).exit_code, 0);
   // Unreachable reads prompt a rediscovery, which sees the link gone at both ends.
-  EXPECT_TRUE(d.wait_for("event=link_down node_guid=0x0000000000100000 port=1", 15s)) << d.log();
-  EXPECT_TRUE(d.wait_for("event=link_down node_guid=0x0000000000200000 port=1", 1s)) << d.log();
+  const auto down = [](const std::string& node) {
+    return "event=link_down node_guid=" + guid_text(fabric().port(node, 1).node_guid) + " port=1";
+  };
+  EXPECT_TRUE(d.wait_for(down("Hca1"), 15s)) << d.log();
+  EXPECT_TRUE(d.wait_for(down("Switch1"), 1s)) << d.log();
   // Sweeps then cover the 10 ports still linked.
   EXPECT_TRUE(d.wait_for("ports=10 stale=0", 5s)) << d.log();
   ASSERT_EQ(fabric().sim("link-up", {"Hca1[1]"}).exit_code, 0);
@@ -175,8 +178,9 @@ TEST(Daemon, ALidChangeIsFollowed) {
             "debug", "--mad.timeout", "20ms"});
   ASSERT_TRUE(d.wait_for("event=ready ports=12", 10s)) << d.log();
   ASSERT_EQ(fabric().sim("lid", {"Hca3[1]", "42"}).exit_code, 0);
-  const std::string change = "event=lid_changed node_guid=0x0000000000100006 port=1 lid_before=" +
-                             std::to_string(old_lid) + " lid_after=42";
+  const std::string change =
+      "event=lid_changed node_guid=" + guid_text(fabric().port("Hca3", 1).node_guid) +
+      " port=1 lid_before=" + std::to_string(old_lid) + " lid_after=42";
   ASSERT_TRUE(d.wait_for(change, 10s)) << d.log();
   // Sweeps after the change read every port again, at its new LID.
   const auto from = d.log().find(change);

@@ -41,19 +41,6 @@ bool moves_with_mads(const std::string& name) {
   return name.find("Data") != std::string::npos || name.find("Pkts") != std::string::npos;
 }
 
-std::map<std::string, uint64_t> perfquery_fields(const std::string& text) {
-  std::map<std::string, uint64_t> out;
-  std::istringstream lines(text);
-  for (std::string line; std::getline(lines, line);) {
-    const auto colon = line.find(':');
-    if (line.empty() || line[0] == '#' || colon == std::string::npos) continue;
-    const auto value = line.find_first_not_of('.', colon + 1);
-    if (value == std::string::npos) continue;
-    out[line.substr(0, colon)] = std::stoull(line.substr(value), nullptr, 0);
-  }
-  return out;
-}
-
 nlohmann::json query_json(const std::vector<std::string>& args) {
   std::vector<std::string> cmd = {IBPULSE_BINARY_FOR_TESTS, "query", "--json"};
   cmd.insert(cmd.end(), args.begin(), args.end());
@@ -151,9 +138,7 @@ TEST(Query, EveryFieldMatchesPerfqueryOnASwitchPort) {
 
 TEST(Query, AGuidTargetIsResolvedThroughDiscovery) {
   const auto& hca = fabric().port("Hca2", 1);
-  char guid[32];
-  std::snprintf(guid, sizeof guid, "0x%016llx", static_cast<unsigned long long>(hca.node_guid));
-  const auto ours = query_json({guid, "1"});
+  const auto ours = query_json({guid_text(hca.node_guid), "1"});
   EXPECT_EQ(ours.at("lid"), hca.lid);
 }
 

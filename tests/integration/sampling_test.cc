@@ -100,12 +100,6 @@ TEST_F(Sampling, DetectsATagWrittenOverOurs) {
   std::this_thread::sleep_for(100ms);  // let the abandoned sample finish
 }
 
-std::string guid_text(uint64_t guid) {
-  char text[32];
-  std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(guid));
-  return text;
-}
-
 sim::CommandOutput run_daemon_sampling() {
   const std::string port = guid_text(fabric().port("Hca2", 1).node_guid) + ":1";
   return fabric().exec(

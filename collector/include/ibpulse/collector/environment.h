@@ -13,7 +13,6 @@ namespace ibpulse::collector {
 
 // Variables `ibpulse sim up` prints for its clients.
 inline constexpr std::string_view kSimMaxMadsEnv = "IBPULSE_SIM_MAX_MADS";
-inline constexpr std::string_view kSimSocketEnv = "IBSIM_SOCKNAME";
 
 struct MadEnvironment {
   bool simulated = false;            // libumad2sim is preloaded

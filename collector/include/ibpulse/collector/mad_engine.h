@@ -90,7 +90,6 @@ class MadEngine {
   virtual size_t poll(std::chrono::milliseconds max_wait, const CompletionFn& on_done) = 0;
 
   virtual bool idle() const = 0;
-  virtual size_t in_flight() const = 0;
   virtual const MadStats& stats() const = 0;
   virtual const MadEngineOptions& options() const = 0;
 };

@@ -84,7 +84,6 @@ class Poller {
   PollerStats stats() const;
   // Takes effect at the next loop turn: new intervals, skip lists (not the MAD window).
   void reconfigure(const PollerOptions& options);
-  void request_rediscovery();
 
  private:
   struct State;
