@@ -187,6 +187,8 @@ const std::vector<KeyDef>& key_defs() {
        duration(IBPULSE_FIELD(poller.intervals.idle))},
       {{"poll.skip-nodes", "Node GUIDs never polled (list)", ""},
        guids(IBPULSE_FIELD(poller.skip_nodes))},
+      {{"poll.switch-port0", "Also read the counters of switch port 0 (management port)", "false"},
+       boolean(IBPULSE_FIELD(poller.discovery.switch_port0))},
       {{"poll.no-extended-nodes",
         "Node GUIDs read through 32-bit PortCounters only, ignoring PortCountersExtended (list)",
         ""},

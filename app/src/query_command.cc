@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "cli_support.h"
 #include "commands.h"
@@ -38,7 +39,7 @@ constexpr Attribute kSweepAttributes[] = {
 struct QueryArgs {
   DiscoveryFlags fabric;
   std::string target;
-  unsigned port = 0;
+  std::optional<unsigned> port;  // default 1; 0 is a switch's management port
   bool all = false;
   bool json = false;
   unsigned window = 256;
@@ -146,16 +147,17 @@ Result<collector::SweepTarget> resolve_guid(const QueryArgs& a) {
   }
   auto options = discovery_options(a.fabric);
   if (!options) return Error{options.error()};
+  options->switch_port0 = true;  // a switch's port 0 may be asked for by node GUID
   auto topology = collector::discover(*options);
   if (!topology) return Error{topology.error()};
   for (const auto& p : topology->ports) {
-    if (p.port_guid == guid && (a.port == 0 || a.port == p.key.port) &&
+    if (p.port_guid == guid && (!a.port || *a.port == p.key.port) &&
         topology->find_node(p.key.node_guid)->kind != collector::NodeKind::kSwitch) {
       return collector::SweepTarget{p.key, p.lid};
     }
   }
   if (const auto* node = topology->find_node(guid)) {
-    const uint8_t port = static_cast<uint8_t>(a.port == 0 ? 1 : a.port);
+    const uint8_t port = static_cast<uint8_t>(a.port.value_or(1));
     if (const auto* p = topology->find_port({guid, port}))
       return collector::SweepTarget{p->key, p->lid};
     return Err("node {} ({}) has no port {}", guid_string(guid), node->name, port);
@@ -166,7 +168,7 @@ Result<collector::SweepTarget> resolve_guid(const QueryArgs& a) {
 int query_one(const QueryArgs& a) {
   collector::SweepTarget target;
   if (auto lid = parse_lid(a.target)) {
-    target = {{0, static_cast<uint8_t>(a.port == 0 ? 1 : a.port)}, *lid};
+    target = {{0, static_cast<uint8_t>(a.port.value_or(1))}, *lid};
   } else {
     auto resolved = resolve_guid(a);
     if (!resolved) return fail(resolved.error());
@@ -274,7 +276,8 @@ void add_query_command(CLI::App& app, Action& action) {
   auto a = std::make_shared<QueryArgs>();
   add_discovery_flags(*query, a->fabric);
   query->add_option("target", a->target, "LID (decimal or 0x1234) or node/port GUID (0x...)");
-  query->add_option("port", a->port, "Port number (default 1)")->check(CLI::Range(1u, 254u));
+  query->add_option("port", a->port, "Port number (default 1; 0: a switch's management port)")
+      ->check(CLI::Range(0u, 254u));
   query->add_flag("--all", a->all, "Every active port of the fabric");
   query->add_flag("--json", a->json,
                   "JSON: one member per attribute (IBA names), fields named as perfquery prints "

@@ -69,6 +69,13 @@ void log_changes(const collector::Topology& t, const collector::TopologyChanges&
   }
 }
 
+void log_sample(const collector::RawSample& s) {
+  const auto info = schema::find_attribute(s.attribute);
+  spdlog::trace("event=sample_read node_guid={} port={} attribute={} failure={} fields={}",
+                guid_string(s.port.node_guid), s.port.port, info ? info->name : "?",
+                collector::to_string(s.failure), s.field_count);
+}
+
 int run_daemon(const RunArgs& a) {
   auto config = build_config(a.config_file, a.flags);
   if (!config) return fail(config.error());
@@ -82,12 +89,15 @@ int run_daemon(const RunArgs& a) {
   collector::SampleRing ring(config->ring_size);
   std::atomic<bool> stop_all{false};
   std::atomic<uint64_t> consumed{0};
-  // Until the converters take this end of the ring, samples are counted and let go.
+  // Until the converters take this end of the ring, samples are counted and let go (and
+  // shown at trace level, to see what the poller reads).
   std::thread consumer([&] {
     collector::RawSample s;
     while (!stop_all.load()) {
-      while (ring.pop(s))
+      while (ring.pop(s)) {
         consumed.fetch_add(1, std::memory_order_relaxed);
+        if (spdlog::should_log(spdlog::level::trace)) log_sample(s);
+      }
       std::this_thread::sleep_for(10ms);
     }
   });

@@ -48,10 +48,24 @@ Node read_node(const ibnd_node_t& n, const NodeNameMap& names) {
   return node;
 }
 
-// Every physical port, whether or not libibnetdisc reached it.
-void read_ports(const ibnd_node_t& n, Node& node, Topology& t) {
+// Switch port 0, the switch's management port: no link of its own, never an interface.
+Port read_port0(const ibnd_node_t& n, const ibnd_port_t& port0) {
+  Port p;
+  p.key = {n.guid, 0};
+  p.port_guid = port0.guid;
+  p.link = read_link(port0.info);
+  p.lid = port0.base_lid;
+  p.lmc = port0.lmc;
+  p.capability_mask = mad_get_field(const_cast<uint8_t*>(port0.info), 0, IB_PORT_CAPMASK_F);
+  p.subnet_prefix = mad_get_field64(const_cast<uint8_t*>(port0.info), 0, IB_PORT_GID_PREFIX_F);
+  return p;
+}
+
+// Every physical port, whether or not libibnetdisc reached it, and switch port 0 if asked.
+void read_ports(const ibnd_node_t& n, Node& node, bool switch_port0, Topology& t) {
   const ibnd_port_t* port0 = node.kind == NodeKind::kSwitch ? n.ports[0] : nullptr;
   if (port0 != nullptr) node.lid = port0->base_lid;
+  if (port0 != nullptr && switch_port0) t.ports.push_back(read_port0(n, *port0));
   for (int i = 1; i <= n.numports; ++i) {
     Port p;
     p.key = {n.guid, static_cast<uint8_t>(i)};
@@ -93,7 +107,7 @@ Result<Topology> discover(const DiscoveryOptions& o) {
   Topology t;
   for (ibnd_node_t* n = fabric->nodes; n != nullptr; n = n->next) {
     Node node = read_node(*n, o.names);
-    read_ports(*n, node, t);
+    read_ports(*n, node, o.switch_port0, t);
     t.nodes.push_back(std::move(node));
   }
   std::sort(t.nodes.begin(), t.nodes.end(),

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cassert>
 #include <map>
 #include <thread>
 #include <vector>
@@ -43,6 +44,39 @@ struct SampledPort {
   std::chrono::steady_clock::time_point next_start{};
 };
 
+// At most the seven detail attributes plus extended speeds: a fixed array, no allocation.
+struct AttributeList {
+  std::array<Attribute, 10> items{};
+  size_t size = 0;
+  void add(Attribute a) { items[size++] = a; }
+  const Attribute* begin() const { return items.data(); }
+  const Attribute* end() const { return items.data() + size; }
+};
+
+// What to read for one port, worked out when the topology or what a node supports changed,
+// so the per-read path does no lookups.
+struct PortPlan {
+  uint32_t node = 0;  // index of its node, for the engine's per-node limit
+  AttributeList counters, details, idle;
+  const AttributeList& of(Group group) const {
+    switch (group) {
+      case Group::kCounters:
+        return counters;
+      case Group::kDetails:
+        return details;
+      case Group::kIdle:
+        return idle;
+    }
+    return idle;
+  }
+};
+
+// A linked physical port: what a counters sweep waits for. Switch port 0 is read when asked
+// for but is no link of its own.
+bool counts_in_sweep(const Port& p) {
+  return p.remote.has_value() && p.lid != 0 && p.key.port != 0;
+}
+
 // A scheduler item whose reads are in flight; done when the last one completed.
 struct ItemState {
   Scheduler::Item item;
@@ -65,6 +99,8 @@ struct Poller::State {
   CapabilityCache capabilities;
   std::map<uint64_t, std::set<Attribute>> unsupported;  // per node, until rediscovery
   std::map<uint64_t, uint32_t> node_index;
+  std::vector<PortPlan> plans;             // per index of topology.ports
+  std::vector<Scheduler::Item> due_items;  // reused every loop turn
   Scheduler scheduler{Intervals{}};
   Clock::time_point next_discovery{};
   Clock::time_point last_discovery{};
@@ -142,6 +178,7 @@ struct Poller::State {
                         guid_string(guid)));
       }
     }
+    rebuild_plans();
     scheduler.update(topology, now);
     {
       std::lock_guard lock(mutex);
@@ -152,15 +189,6 @@ struct Poller::State {
     if (events.discovered) events.discovered(topology, changes);
     return true;
   }
-
-  // At most the seven detail attributes plus extended speeds: a fixed array, no allocation.
-  struct AttributeList {
-    std::array<Attribute, 10> items{};
-    size_t size = 0;
-    void add(Attribute a) { items[size++] = a; }
-    const Attribute* begin() const { return items.data(); }
-    const Attribute* end() const { return items.data() + size; }
-  };
 
   AttributeList attributes_for(const Port& port, Group group) const {
     AttributeList out;
@@ -186,12 +214,26 @@ struct Poller::State {
     return out;
   }
 
+  // After a discovery, and when a node turned out not to support an attribute.
+  void rebuild_plans() {
+    plans.assign(topology.ports.size(), PortPlan{});
+    for (size_t i = 0; i < topology.ports.size(); ++i) {
+      const Port& port = topology.ports[i];
+      PortPlan& plan = plans[i];
+      const auto found = node_index.find(port.key.node_guid);
+      plan.node = found != node_index.end() ? found->second : 0;
+      plan.counters = attributes_for(port, Group::kCounters);
+      plan.details = attributes_for(port, Group::kDetails);
+      plan.idle = attributes_for(port, Group::kIdle);
+    }
+  }
+
   void start_sweep_if_needed(Clock::time_point now) {
     if (sweep_expected != 0) return;
     sweep_number++;
     sweep_expected = 0;
     for (const Port& p : topology.ports)
-      if (p.remote && p.lid != 0) ++sweep_expected;
+      if (counts_in_sweep(p)) ++sweep_expected;
     sweep_done = 0;
     sweep_stale.clear();
     sweep_mark.assign(topology.ports.size(), 0);
@@ -210,21 +252,21 @@ struct Poller::State {
   }
 
   void issue(const Scheduler::Item& item, Clock::time_point now) {
-    const Port* port = topology.find_port(item.port);
-    if (port == nullptr) return;
+    assert(item.port_index < topology.ports.size() &&
+           topology.ports[item.port_index].key == item.port);
+    const Port& port = topology.ports[item.port_index];
     uint64_t sweep = 0;
-    if (item.group == Group::kCounters) {
+    if (item.group == Group::kCounters && counts_in_sweep(port)) {
       start_sweep_if_needed(now);
       // A port counts once per sweep; a second round before the sweep ends starts no new one.
-      uint64_t& mark = sweep_mark[static_cast<size_t>(port - topology.ports.data())];
+      uint64_t& mark = sweep_mark[item.port_index];
       if (mark != sweep_number) {
         mark = sweep_number;
         sweep = sweep_number;
       }
     }
-    const auto found = node_index.find(item.port.node_guid);
-    const uint32_t node = found != node_index.end() ? found->second : 0;
-    const auto attributes = attributes_for(*port, item.group);
+    const PortPlan& plan = plans[item.port_index];
+    const AttributeList& attributes = plan.of(item.group);
     if (attributes.size == 0) {
       item_done(item);
       return;
@@ -235,7 +277,7 @@ struct Poller::State {
       // Only the PortCounters read carries the sweep accounting.
       const uint64_t counted = attribute == Attribute::kPortCounters ? sweep : 0;
       const uint64_t id = new_context(Context{item.port, attribute, item.group, counted, slot, 0});
-      engine->submit(pma_get(attribute, port->lid, item.port.port, node, id));
+      engine->submit(pma_get(attribute, port.lid, item.port.port, plan.node, id));
     }
   }
 
@@ -275,6 +317,7 @@ struct Poller::State {
     if (c.failure == MadFailure::kNone) decode_fields(ctx.attribute, c.data, s);
     if (c.failure == MadFailure::kStatus && ctx.attribute != Attribute::kPortCounters) {
       if (unsupported[ctx.port.node_guid].insert(ctx.attribute).second) {
+        rebuild_plans();
         auto info = schema::find_attribute(ctx.attribute);
         warn(
             fmt::format("event=attribute_unsupported node_guid={} attribute={} mad_status=0x{:04x}",
@@ -404,7 +447,9 @@ struct Poller::State {
         discover(now);
         now = Clock::now();
       }
-      for (const auto& item : scheduler.take_due(now))
+      due_items.clear();
+      scheduler.take_due(now, due_items);
+      for (const auto& item : due_items)
         issue(item, now);
       auto wake = std::min(next_discovery, now + 100ms);
       if (auto due = scheduler.next_due()) wake = std::min(wake, *due);

@@ -1,7 +1,7 @@
 #include "ibpulse/collector/scheduler.h"
 
 #include <algorithm>
-#include <set>
+#include <map>
 
 namespace ibpulse::collector {
 
@@ -29,68 +29,95 @@ std::chrono::milliseconds Scheduler::interval_of(Group group) const {
   return intervals_.counters;
 }
 
-void Scheduler::schedule(PortKey port, Group group, Clock::time_point first) {
-  const uint64_t generation = next_generation_++;
-  Slot& slot = scheduled_[{port, group}];
-  slot.generation = generation;
-  slot.taken = false;
-  heap_.push(Entry{first, generation, port, group});
+void Scheduler::push(uint32_t slot, Clock::time_point due) {
+  Slot& s = slots_[slot];
+  s.generation = next_generation_++;
+  s.taken = false;
+  heap_.push(Entry{due, s.generation, slot});
 }
 
 void Scheduler::update(const Topology& topology, Clock::time_point now) {
-  std::set<std::pair<PortKey, Group>> wanted;
-  for (const Port& p : topology.ports) {
+  std::map<std::pair<PortKey, Group>, uint32_t> wanted;  // -> port index
+  for (uint32_t i = 0; i < topology.ports.size(); ++i) {
+    const Port& p = topology.ports[i];
     if (p.lid == 0) continue;  // unreachable until the subnet manager gives it a LID
-    if (p.remote) {
-      wanted.insert({p.key, Group::kCounters});
-      wanted.insert({p.key, Group::kDetails});
+    if (p.key.port == 0) {
+      wanted.emplace(std::pair{p.key, Group::kCounters}, i);
+    } else if (p.remote) {
+      wanted.emplace(std::pair{p.key, Group::kCounters}, i);
+      wanted.emplace(std::pair{p.key, Group::kDetails}, i);
     } else {
-      wanted.insert({p.key, Group::kIdle});
+      wanted.emplace(std::pair{p.key, Group::kIdle}, i);
     }
   }
-  for (auto it = scheduled_.begin(); it != scheduled_.end();) {
-    it = wanted.count(it->first) ? std::next(it) : scheduled_.erase(it);
+  for (auto it = index_.begin(); it != index_.end();) {
+    const auto found = wanted.find(it->first);
+    if (found == wanted.end()) {
+      slots_[it->second] = Slot{};  // generation 0: its heap entry is stale now
+      free_slots_.push_back(it->second);
+      it = index_.erase(it);
+    } else {
+      slots_[it->second].port_index = found->second;  // the topology's order may have moved
+      ++it;
+    }
   }
   // New items are spread evenly over their interval.
-  std::map<Group, std::vector<PortKey>> added;
-  for (const auto& w : wanted) {
-    if (!scheduled_.count(w)) added[w.second].push_back(w.first);
+  std::map<Group, std::vector<std::pair<PortKey, uint32_t>>> added;
+  for (const auto& [key, port_index] : wanted) {
+    if (!index_.count(key)) added[key.second].push_back({key.first, port_index});
   }
   for (auto& [group, ports] : added) {
     // Interleave nodes (port 1 of every node, then port 2, ...): reads due together go to
     // different nodes, so per-node limits never starve the window on a switch's 64 ports.
-    std::sort(ports.begin(), ports.end(), [](const PortKey& a, const PortKey& b) {
-      return std::pair{a.port, a.node_guid} < std::pair{b.port, b.node_guid};
+    std::sort(ports.begin(), ports.end(), [](const auto& a, const auto& b) {
+      return std::pair{a.first.port, a.first.node_guid} <
+             std::pair{b.first.port, b.first.node_guid};
     });
     const auto interval = interval_of(group);
     for (size_t i = 0; i < ports.size(); ++i) {
-      schedule(ports[i], group,
-               now + interval * static_cast<int64_t>(i) / static_cast<int64_t>(ports.size()));
+      uint32_t slot = 0;
+      if (free_slots_.empty()) {
+        slot = static_cast<uint32_t>(slots_.size());
+        slots_.emplace_back();
+      } else {
+        slot = free_slots_.back();
+        free_slots_.pop_back();
+      }
+      slots_[slot].port = ports[i].first;
+      slots_[slot].group = group;
+      slots_[slot].port_index = ports[i].second;
+      index_.emplace(std::pair{ports[i].first, group}, slot);
+      push(slot, now + interval * static_cast<int64_t>(i) / static_cast<int64_t>(ports.size()));
     }
+  }
+}
+
+void Scheduler::take_due(Clock::time_point now, std::vector<Item>& out) {
+  while (!heap_.empty() && heap_.top().due <= now) {
+    const Entry e = heap_.top();
+    heap_.pop();
+    Slot& s = slots_[e.slot];
+    if (s.generation != e.generation || s.taken) continue;
+    s.taken = true;
+    s.last_due = e.due;
+    out.push_back(Item{s.port, s.group, e.slot, s.port_index, s.generation});
   }
 }
 
 std::vector<Scheduler::Item> Scheduler::take_due(Clock::time_point now) {
   std::vector<Item> due;
-  while (!heap_.empty() && heap_.top().due <= now) {
-    const Entry e = heap_.top();
-    heap_.pop();
-    auto live = scheduled_.find({e.port, e.group});
-    if (live == scheduled_.end() || live->second.generation != e.generation) continue;
-    live->second.taken = true;
-    live->second.last_due = e.due;
-    due.push_back(Item{e.port, e.group});
-  }
+  take_due(now, due);
   return due;
 }
 
 bool Scheduler::done(const Item& item, Clock::time_point now) {
-  auto live = scheduled_.find({item.port, item.group});
-  if (live == scheduled_.end() || !live->second.taken) return false;  // dropped meanwhile
-  auto next = live->second.last_due + interval_of(item.group);
+  if (item.slot >= slots_.size()) return false;
+  const Slot& s = slots_[item.slot];
+  if (s.generation != item.generation || !s.taken) return false;  // dropped meanwhile
+  auto next = s.last_due + interval_of(s.group);
   const bool late = next < now;
   if (late) next = now;
-  schedule(item.port, item.group, next);
+  push(item.slot, next);
   return late;
 }
 

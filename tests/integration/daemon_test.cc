@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include "sim_fabric.h"
@@ -87,6 +88,30 @@ TEST(Daemon, ReadyAfterTheFirstSweepAndStopsCleanly) {
   EXPECT_EQ(count(out.err, "event=sweep sweep="), 2u) << out.err;
   EXPECT_NE(out.err.find("ring_drops=0"), std::string::npos);
   EXPECT_NE(out.err.find("failed_timeout=0 failed_unreachable=0"), std::string::npos) << out.err;
+}
+
+TEST(Daemon, SwitchPort0IsReadOnlyWhenAskedFor) {
+  const std::vector<std::string> base = {
+      IBPULSE_BINARY_FOR_TESTS,   "run",   "--exit-after-sweeps", "2",
+      "--poll.counters-interval", "300ms", "--log.level",         "trace"};
+  auto out = fabric().exec(base);
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_EQ(out.err.find(" port=0 attribute="), std::string::npos) << "port 0 is opt-in";
+  auto with_port0 = base;
+  with_port0.insert(with_port0.end(), {"--poll.switch-port0", "true"});
+  out = fabric().exec(with_port0);
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  // Two switches: their port 0 counters (PortCounters and Extended) are read, without
+  // counting as links: the sweep still waits for the 12 linked ports only.
+  EXPECT_NE(out.err.find("event=ready ports=12 stale=0"), std::string::npos) << out.err;
+  std::set<std::string> port0_nodes;
+  for (size_t at = out.err.find(" port=0 attribute=PortCounters failure=none");
+       at != std::string::npos;
+       at = out.err.find(" port=0 attribute=PortCounters failure=none", at + 1)) {
+    const auto guid = out.err.rfind("node_guid=", at);
+    port0_nodes.insert(out.err.substr(guid + 10, 18));
+  }
+  EXPECT_EQ(port0_nodes.size(), 2u) << out.err;
 }
 
 TEST(Daemon, SigtermStopsIt) {

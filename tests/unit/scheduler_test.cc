@@ -62,9 +62,11 @@ TEST(Scheduler, AnItemComesBackOnlyAfterItsReadsCompleted) {
   const Scheduler::Item counters = due[0].group == Group::kCounters ? due[0] : due[1];
   EXPECT_FALSE(s.done(counters, t0 + 500ms));
   EXPECT_TRUE(s.take_due(t0 + 999ms).empty());
-  ASSERT_EQ(s.take_due(t0 + 1000ms).size(), 1u);
+  const auto again = s.take_due(t0 + 1000ms);
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_FALSE(s.done(counters, t0 + 1s)) << "an item completes once per take";
   // Completed late: due again at once, not bunched with missed rounds.
-  EXPECT_TRUE(s.done(counters, t0 + 5s));
+  EXPECT_TRUE(s.done(again[0], t0 + 5s));
   EXPECT_EQ(s.take_due(t0 + 5s).size(), 1u);
 }
 
@@ -97,6 +99,38 @@ TEST(Scheduler, RediscoveryKeepsTheScheduleOfPortsThatStayed) {
   EXPECT_EQ(groups[Group::kCounters], 2);
   EXPECT_EQ(groups[Group::kDetails], 2);
   EXPECT_EQ(groups[Group::kIdle], 1);
+}
+
+TEST(Scheduler, ItemsCarryTheirPortIndexAcrossRediscoveries) {
+  Scheduler s(intervals());
+  const auto t0 = Clock::now();
+  auto before = fabric(2, 2);
+  s.update(before, t0);
+  auto after = before;
+  after.ports.erase(after.ports.begin());  // every other port moves down one index
+  s.update(after, t0);
+  const auto due = s.take_due(t0 + 2h);
+  ASSERT_EQ(due.size(), 3u * 2);
+  for (const auto& item : due) {
+    ASSERT_LT(item.port_index, after.ports.size());
+    EXPECT_EQ(after.ports[item.port_index].key, item.port);
+  }
+}
+
+TEST(Scheduler, SwitchPort0IsReadWithTheCounters) {
+  Scheduler s(intervals());
+  auto t = fabric(1, 1);
+  Port port0;
+  port0.key = {0x1000, 0};
+  port0.lid = 1;
+  t.ports.insert(t.ports.begin(), port0);
+  s.update(t, Clock::now());
+  std::map<Group, int> groups;
+  for (const auto& item : s.take_due(Clock::now() + 2h)) {
+    if (item.port.port == 0) groups[item.group]++;
+  }
+  EXPECT_EQ(groups[Group::kCounters], 1);
+  EXPECT_EQ(groups.size(), 1u) << "no details, and not idle although it has no peer";
 }
 
 TEST(Scheduler, PortsWithoutALidAreNotPolled) {

@@ -29,6 +29,7 @@ struct DiscoveryOptions {
   unsigned timeout_ms = 500;
   unsigned retries = 2;
   std::optional<uint64_t> m_key;  // for fabrics that protect SMPs with an M_Key
+  bool switch_port0 = false;      // also list switch port 0, whose counters are opt-in
   NodeNameMap names;
 };
 

@@ -33,19 +33,26 @@ class Scheduler {
  public:
   using Clock = std::chrono::steady_clock;
 
+  // A due read. `slot` and `generation` let done() find it without a lookup; `port_index`
+  // is the port's index in the topology of the last update().
   struct Item {
     PortKey port;
     Group group;
+    uint32_t slot = 0;
+    uint32_t port_index = 0;
+    uint64_t generation = 0;
   };
 
   explicit Scheduler(Intervals intervals) : intervals_(intervals) {}
 
   // Adds ports not yet scheduled, drops ports that are gone, moves ports between the idle and
-  // active groups when their link changed; ports that stayed keep their schedule.
+  // active groups when their link changed; ports that stayed keep their schedule. Switch
+  // port 0 (present only when its counters were asked for) is read with the counters group.
   void update(const Topology& topology, Clock::time_point now);
 
-  // Items due at `now`. A taken item is not due again until done() says its reads completed,
-  // so a fabric slower than the intervals never piles up reads.
+  // Appends the items due at `now` to `out`. A taken item is not due again until done() says
+  // its reads completed, so a fabric slower than the intervals never piles up reads.
+  void take_due(Clock::time_point now, std::vector<Item>& out);
   std::vector<Item> take_due(Clock::time_point now);
 
   // The reads of a taken item completed: it is next due one interval after its last due time,
@@ -57,26 +64,30 @@ class Scheduler {
 
   void set_intervals(Intervals intervals) { intervals_ = intervals; }
   const Intervals& intervals() const { return intervals_; }
-  size_t items() const { return scheduled_.size(); }
+  size_t items() const { return index_.size(); }
 
  private:
   std::chrono::milliseconds interval_of(Group group) const;
-  void schedule(PortKey port, Group group, Clock::time_point first);
+  void push(uint32_t slot, Clock::time_point due);
 
   struct Entry {
     Clock::time_point due;
     uint64_t generation;
-    PortKey port;
-    Group group;
+    uint32_t slot;
     bool operator>(const Entry& o) const { return due > o.due; }
   };
-  Intervals intervals_;
   struct Slot {
-    uint64_t generation = 0;  // of its live heap entry; stale entries are skipped on pop
+    PortKey port;
+    Group group = Group::kCounters;
+    uint32_t port_index = 0;
+    uint64_t generation = 0;  // of its live heap entry; 0: free. Stale entries are skipped.
     Clock::time_point last_due{};
     bool taken = false;
   };
-  std::map<std::pair<PortKey, Group>, Slot> scheduled_;
+  Intervals intervals_;
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> free_slots_;
+  std::map<std::pair<PortKey, Group>, uint32_t> index_;  // only update() looks things up
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap_;
   uint64_t next_generation_ = 1;
 };

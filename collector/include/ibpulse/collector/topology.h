@@ -57,7 +57,9 @@ struct Node {
 
 struct Topology {
   std::vector<Node> nodes;  // sorted by GUID
-  std::vector<Port> ports;  // sorted by key; every physical port (switch port 0 excluded)
+  // Sorted by key: every physical port. Switch port 0 only when discovery was asked for it
+  // (DiscoveryOptions::switch_port0): it is read but is never an interface.
+  std::vector<Port> ports;
   uint64_t subnet_prefix = 0;
 
   const Node* find_node(uint64_t guid) const;
