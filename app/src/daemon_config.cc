@@ -105,6 +105,19 @@ Setter guids(Field field) {
   };
 }
 
+// A duration, or `off` / `0` to switch something off.
+template <typename Field>
+Setter duration_or_off(Field field) {
+  return [=](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
+    if (auto one = one_value(v); !one) return one;
+    if (v[0] == "off" || v[0] == "0") {
+      field(c) = std::chrono::milliseconds(0);
+      return Ok{};
+    }
+    return duration(field)(c, v);
+  };
+}
+
 template <typename Field>
 Setter boolean(Field field) {
   return [=](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
@@ -185,6 +198,9 @@ const std::vector<KeyDef>& key_defs() {
        duration(IBPULSE_FIELD(poller.intervals.details))},
       {{"poll.idle-interval", "Ports without a link", "60s"},
        duration(IBPULSE_FIELD(poller.intervals.idle))},
+      {{"poll.port-info-interval",
+        "PortInfo (SMP) of every port between discoveries: state, width, speed (off: none)", "10s"},
+       duration_or_off(IBPULSE_FIELD(poller.intervals.port_info))},
       {{"poll.skip-nodes", "Node GUIDs never polled (list)", ""},
        guids(IBPULSE_FIELD(poller.skip_nodes))},
       {{"poll.switch-port0", "Also read the counters of switch port 0 (management port)", "false"},

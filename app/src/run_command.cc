@@ -121,6 +121,16 @@ int run_daemon(const RunArgs& a) {
     spdlog::debug("event=sample node_guid={} port={} outcome=done tag=0x{:04x} interval={}{}",
                   guid_string(port.node_guid), port.port, r.tag, r.interval, values);
   };
+  events.port_changed = [](const collector::Port& p, const collector::LinkState& before) {
+    spdlog::log(p.active() ? spdlog::level::info : spdlog::level::warn,
+                "event=port_state_changed node_guid={} port={} state_before={} state={} "
+                "phys_state={} width_before={} width={} speed_before={} speed={}",
+                guid_string(p.key.node_guid), p.key.port, collector::state_name(before.state),
+                collector::state_name(p.link.state), collector::phys_state_name(p.link.phys_state),
+                collector::width_name(before.width_active),
+                collector::width_name(p.link.width_active), collector::speed_name(before),
+                collector::speed_name(p.link));
+  };
   events.sweep_done = [&](const collector::SweepSummary& s) {
     if (s.number == 1) {
       spdlog::info("event=ready ports={} stale={} sweep_seconds={:.3f}", s.ports, s.stale,
@@ -175,10 +185,11 @@ int run_daemon(const RunArgs& a) {
       "event=stopped sweeps={} samples={} consumed={} ring_drops={} late_reads={} mad_sent={} "
       "mad_answered={} "
       "mad_timeouts={} mad_unreachable={} mad_retried={} failed_timeout={} failed_unreachable={} "
-      "failed_status={}",
+      "failed_status={} port_info_reads={} port_info_failures={} port_changes={}",
       st.sweeps, st.samples, consumed.load(), st.ring_drops, st.late_reads, st.mad.sent,
       st.mad.answered, st.mad.attempt_timeouts, st.mad.attempt_unreachable, st.mad.retried,
-      st.mad.failed_timeout, st.mad.failed_unreachable, st.mad.failed_status);
+      st.mad.failed_timeout, st.mad.failed_unreachable, st.mad.failed_status, st.port_info_reads,
+      st.port_info_failures, st.port_changes);
   if (!result) return fail(result.error());
   return 0;
 }

@@ -8,29 +8,10 @@
 #include <cstring>
 #include <memory>
 
+#include "port_info.h"
+
 namespace ibpulse::collector {
 namespace {
-
-uint8_t field8(const uint8_t* info, MAD_FIELDS field) {
-  return static_cast<uint8_t>(mad_get_field(const_cast<uint8_t*>(info), 0, field));
-}
-
-LinkState read_link(const uint8_t* info) {
-  LinkState s;
-  s.state = field8(info, IB_PORT_STATE_F);
-  s.phys_state = field8(info, IB_PORT_PHYS_STATE_F);
-  s.width_active = field8(info, IB_PORT_LINK_WIDTH_ACTIVE_F);
-  s.width_supported = field8(info, IB_PORT_LINK_WIDTH_SUPPORTED_F);
-  s.width_enabled = field8(info, IB_PORT_LINK_WIDTH_ENABLED_F);
-  s.speed_active = field8(info, IB_PORT_LINK_SPEED_ACTIVE_F);
-  s.speed_supported = field8(info, IB_PORT_LINK_SPEED_SUPPORTED_F);
-  s.speed_enabled = field8(info, IB_PORT_LINK_SPEED_ENABLED_F);
-  s.speed_ext_active = field8(info, IB_PORT_LINK_SPEED_EXT_ACTIVE_F);
-  s.speed_ext_supported = field8(info, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F);
-  s.speed_ext_enabled = field8(info, IB_PORT_LINK_SPEED_EXT_ENABLED_F);
-  s.mtu = field8(info, IB_PORT_NEIGHBOR_MTU_F);
-  return s;
-}
 
 struct FabricDeleter {
   void operator()(ibnd_fabric_t* f) const { ibnd_destroy_fabric(f); }
@@ -53,7 +34,7 @@ Port read_port0(const ibnd_node_t& n, const ibnd_port_t& port0) {
   Port p;
   p.key = {n.guid, 0};
   p.port_guid = port0.guid;
-  p.link = read_link(port0.info);
+  p.link = link_state_from_port_info(port0.info);
   p.lid = port0.base_lid;
   p.lmc = port0.lmc;
   p.capability_mask = mad_get_field(const_cast<uint8_t*>(port0.info), 0, IB_PORT_CAPMASK_F);
@@ -72,7 +53,7 @@ void read_ports(const ibnd_node_t& n, Node& node, bool switch_port0, Topology& t
     const ibnd_port_t* ip = n.ports[i];
     if (ip != nullptr) {
       p.port_guid = ip->guid;
-      p.link = read_link(ip->info);
+      p.link = link_state_from_port_info(ip->info);
       const uint8_t* addressing = port0 != nullptr ? port0->info : ip->info;
       p.lid = port0 != nullptr ? port0->base_lid : ip->base_lid;
       p.lmc = port0 != nullptr ? port0->lmc : ip->lmc;

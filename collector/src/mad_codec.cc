@@ -23,8 +23,8 @@ uint32_t get32(const uint8_t* p) {
 }
 
 constexpr uint8_t kBaseVersion = 1;
-constexpr uint8_t kPerformanceClass = 0x04;
 constexpr uint8_t kClassVersion = 1;
+constexpr size_t kSmpMKeyOffset = 24;  // LID-routed SMP: M_Key after the common header
 
 }  // namespace
 
@@ -32,12 +32,16 @@ void encode_request(void* buffer, const MadRequest& request, uint32_t tid) {
   auto* mad = static_cast<uint8_t*>(buffer);
   std::memset(mad, 0, kMadSize);
   mad[0] = kBaseVersion;
-  mad[1] = kPerformanceClass;
+  mad[1] = static_cast<uint8_t>(request.mgmt_class);
   mad[2] = kClassVersion;
   mad[3] = static_cast<uint8_t>(request.method);
   put32(mad + 12, tid);  // bytes 8-11 (TID high) belong to the kernel / umad2sim
   put16(mad + 16, request.attribute);
   put32(mad + 20, request.modifier);
+  if (request.mgmt_class == MadClass::kSubnetLid) {
+    put32(mad + kSmpMKeyOffset, static_cast<uint32_t>(request.m_key >> 32));
+    put32(mad + kSmpMKeyOffset + 4, static_cast<uint32_t>(request.m_key));
+  }
   std::memcpy(mad + kMadDataOffset, request.data.data(), kMadDataSize);
 }
 

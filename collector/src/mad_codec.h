@@ -1,6 +1,8 @@
 #pragma once
-// The 256-byte GMP layout the engine writes and reads (IBA 13.4.2): common MAD header, 40
-// reserved bytes for the PMA class, 192 bytes of attribute data.
+// The 256-byte MAD layouts the engine writes and reads: a GMP (IBA 13.4.2: common header, 40
+// reserved bytes for the PMA class, 192 bytes of attribute data) and a LID-routed SMP (IBA
+// 14.2.1.1: common header, M_Key, 32 reserved bytes, 64 bytes of attribute data at the same
+// offset).
 
 #include <cstddef>
 #include <cstdint>

@@ -18,6 +18,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr int kPerformanceClass = 0x04;
+constexpr int kSubnetLidClass = 0x01;
 constexpr unsigned kMaxBackoffShift = 3;  // a retry waits at most 8 x the first timeout
 
 struct Pending {
@@ -60,9 +61,26 @@ class UmadEngine final : public MadEngine {
   }
 
   ~UmadEngine() override {
+    if (smp_agent_ >= 0) umad_unregister(port_id_, smp_agent_);
     umad_unregister(port_id_, agent_);
     umad_close_port(port_id_);
   }
+
+  Status enable_smp(bool enabled) override {
+    if (enabled == (smp_agent_ >= 0)) return Ok{};
+    if (!enabled) {
+      umad_unregister(port_id_, smp_agent_);
+      smp_agent_ = -1;
+      return Ok{};
+    }
+    const int agent = umad_register(port_id_, kSubnetLidClass, 1, 0, nullptr);
+    if (agent < 0)
+      return Err("cannot register an SMP agent (class 0x01): {}", std::strerror(-agent));
+    smp_agent_ = agent;
+    return Ok{};
+  }
+
+  bool smp_enabled() const override { return smp_agent_ >= 0; }
 
   void submit(const MadRequest& request) override {
     grow(request.node);
@@ -153,11 +171,14 @@ class UmadEngine final : public MadEngine {
     // tells a late answer to an earlier attempt from the current one.
     const uint32_t tid = (next_tid_++ << kSlotBits) | slot;
     encode_request(umad_get_mad(send_buf_.data()), p.request, tid);
-    umad_set_addr(send_buf_.data(), p.request.lid, 1, 0, kQp1Qkey);
+    const bool smp = p.request.mgmt_class == MadClass::kSubnetLid;
+    // SMPs go to QP0 (no Q_Key), GMPs to QP1.
+    umad_set_addr(send_buf_.data(), p.request.lid, smp ? 0 : 1, 0, smp ? 0 : kQp1Qkey);
     const auto timeout = attempt_timeout(p.attempts);
     ++p.attempts;
-    if (umad_send(port_id_, agent_, send_buf_.data(), static_cast<int>(kMadSize),
-                  static_cast<int>(timeout.count()), 0) != 0) {
+    const int agent = smp ? smp_agent_ : agent_;
+    if (agent < 0 || umad_send(port_id_, agent, send_buf_.data(), static_cast<int>(kMadSize),
+                               static_cast<int>(timeout.count()), 0) != 0) {
       ++stats_.failed_send;
       complete(id, MadFailure::kSendError, 0, {}, on_done);
       return 1;
@@ -280,6 +301,7 @@ class UmadEngine final : public MadEngine {
 
   int port_id_;
   int agent_;
+  int smp_agent_ = -1;
   MadEngineOptions options_;
   std::vector<uint8_t> send_buf_;
   std::vector<uint8_t> recv_buf_;

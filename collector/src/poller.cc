@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "port_info.h"
+
 namespace ibpulse::collector {
 namespace {
 
@@ -32,7 +34,7 @@ struct Context {
   Group group;
   uint64_t sweep;    // the counters sweep it belongs to (0: none)
   uint32_t item;     // its scheduler item's slot, or kSamplerItem
-  uint32_t sampled;  // for a sampler MAD: index into the sampled ports
+  uint32_t sampled;  // sampler MAD: index into the sampled ports; PortInfo: the port's index
 };
 
 constexpr uint32_t kSamplerItem = UINT32_MAX;
@@ -65,6 +67,7 @@ struct PortPlan {
       case Group::kDetails:
         return details;
       case Group::kIdle:
+      case Group::kPortInfo:  // an SMP, sent by issue_port_info()
         return idle;
     }
     return idle;
@@ -109,6 +112,10 @@ struct Poller::State {
   uint64_t local_samples = 0;
   uint64_t local_drops = 0;
   uint64_t local_late = 0;
+  uint64_t local_port_info_reads = 0;
+  uint64_t local_port_info_failures = 0;
+  uint64_t local_port_changes = 0;
+  bool smp_warned = false;
   Clock::time_point last_publish{};
   std::atomic<bool> pending_work{false};  // set with pending_options / rediscover_requested
   std::vector<ItemState> items;
@@ -251,10 +258,64 @@ struct Poller::State {
     return static_cast<uint32_t>(items.size() - 1);
   }
 
+  void enable_smp() {
+    if (options.intervals.port_info.count() == 0) return;
+    if (auto s = engine->enable_smp(true); !s && !smp_warned) {
+      smp_warned = true;
+      warn(
+          fmt::format("event=port_info_disabled error=\"{}\" note=\"port states are refreshed "
+                      "by rediscovery only\"",
+                      s.error()));
+    }
+  }
+
+  void issue_port_info(const Scheduler::Item& item, const Port& port) {
+    if (!engine->smp_enabled()) {
+      item_done(item);
+      return;
+    }
+    const uint32_t slot = new_item(item);
+    items[slot].pending = 1;
+    MadRequest r;
+    r.lid = port.lid;
+    r.node = plans[item.port_index].node;
+    r.mgmt_class = MadClass::kSubnetLid;
+    r.attribute = kPortInfoAttribute;
+    r.modifier = item.port.port;
+    r.m_key = options.discovery.m_key.value_or(0);
+    r.cookie = new_context(
+        Context{item.port, Attribute::kPortCounters, Group::kPortInfo, 0, slot, item.port_index});
+    engine->submit(r);
+  }
+
+  void port_info_reply(const Context& ctx, const MadCompletion& c) {
+    if (c.failure != MadFailure::kNone) {
+      ++local_port_info_failures;  // a port whose link is down may be unreachable: no alarm
+      return;
+    }
+    ++local_port_info_reads;
+    if (ctx.sampled >= topology.ports.size()) return;
+    Port& port = topology.ports[ctx.sampled];
+    assert(port.key == ctx.port);
+    const LinkState fresh = link_state_from_port_info(c.data.data());
+    if (fresh == port.link) return;
+    const LinkState before = port.link;
+    port.link = fresh;
+    ++local_port_changes;
+    if (events.port_changed) events.port_changed(port, before);
+    // A link that came up or went down changes peers and LIDs: let discovery look.
+    if ((fresh.state == 4) != (before.state == 4)) {  // 4: Active
+      std::lock_guard lock(mutex);
+      rediscover_requested = true;
+      pending_work.store(true);
+    }
+  }
+
   void issue(const Scheduler::Item& item, Clock::time_point now) {
     assert(item.port_index < topology.ports.size() &&
            topology.ports[item.port_index].key == item.port);
     const Port& port = topology.ports[item.port_index];
+    if (item.group == Group::kPortInfo) return issue_port_info(item, port);
     uint64_t sweep = 0;
     if (item.group == Group::kCounters && counts_in_sweep(port)) {
       start_sweep_if_needed(now);
@@ -308,6 +369,7 @@ struct Poller::State {
       free_items.push_back(ctx.item);
       item_done(items[ctx.item].item);
     }
+    if (ctx.group == Group::kPortInfo) return port_info_reply(ctx, c);
     RawSample s;
     s.port = ctx.port;
     s.attribute = ctx.attribute;
@@ -412,6 +474,9 @@ struct Poller::State {
     stats.samples = local_samples;
     stats.ring_drops = local_drops;
     stats.late_reads = local_late;
+    stats.port_info_reads = local_port_info_reads;
+    stats.port_info_failures = local_port_info_failures;
+    stats.port_changes = local_port_changes;
   }
 
   void apply_pending(Clock::time_point now) {
@@ -444,7 +509,10 @@ struct Poller::State {
       apply_pending(now);
       if (now >= next_discovery) {
         drain(*engine, done);  // samples of the old topology land before it changes
+        // libibnetdisc registers the SMP class on its own port: hand it over meanwhile.
+        (void)engine->enable_smp(false);
         discover(now);
+        enable_smp();
         now = Clock::now();
       }
       due_items.clear();
@@ -483,6 +551,7 @@ Status Poller::run(const std::atomic<bool>& stop) {
   if (!engine) return Error{engine.error()};
   s.engine = std::move(*engine);
   if (!s.discover(Clock::now())) return Err("the first discovery failed; see the log");
+  s.enable_smp();
   s.reset_sampling();
   s.loop(stop);
   return Ok{};

@@ -13,6 +13,8 @@ std::string_view to_string(Group group) {
       return "details";
     case Group::kIdle:
       return "idle";
+    case Group::kPortInfo:
+      return "port_info";
   }
   return "unknown";
 }
@@ -25,6 +27,8 @@ std::chrono::milliseconds Scheduler::interval_of(Group group) const {
       return intervals_.details;
     case Group::kIdle:
       return intervals_.idle;
+    case Group::kPortInfo:
+      return intervals_.port_info;
   }
   return intervals_.counters;
 }
@@ -41,6 +45,10 @@ void Scheduler::update(const Topology& topology, Clock::time_point now) {
   for (uint32_t i = 0; i < topology.ports.size(); ++i) {
     const Port& p = topology.ports[i];
     if (p.lid == 0) continue;  // unreachable until the subnet manager gives it a LID
+    // Linked or not: a port coming up is seen at the next PortInfo read.
+    if (intervals_.port_info.count() > 0 && p.key.port != 0) {
+      wanted.emplace(std::pair{p.key, Group::kPortInfo}, i);
+    }
     if (p.key.port == 0) {
       wanted.emplace(std::pair{p.key, Group::kCounters}, i);
     } else if (p.remote) {
@@ -114,6 +122,12 @@ bool Scheduler::done(const Item& item, Clock::time_point now) {
   if (item.slot >= slots_.size()) return false;
   const Slot& s = slots_[item.slot];
   if (s.generation != item.generation || !s.taken) return false;  // dropped meanwhile
+  if (interval_of(s.group).count() == 0) {  // the group was switched off: retire the item
+    index_.erase({s.port, s.group});
+    slots_[item.slot] = Slot{};
+    free_slots_.push_back(item.slot);
+    return false;
+  }
   auto next = s.last_due + interval_of(s.group);
   const bool late = next < now;
   if (late) next = now;

@@ -197,6 +197,24 @@ TEST(Daemon, ADownedLinkIsSeenAndStopsCostingReads) {
   EXPECT_TRUE(d.wait_for("event=stopped", 5s));
 }
 
+TEST(Daemon, PortInfoReadsSeeALinkGoDownAndComeBackBetweenDiscoveries) {
+  // Only PortInfo reads report port_state_changed (discovery reports link_down/link_up).
+  Daemon d({"--poll.counters-interval", "2s", "--poll.idle-interval", "1h", "--discovery.interval",
+            "1h", "--poll.port-info-interval", "200ms", "--mad.timeout", "20ms"});
+  ASSERT_TRUE(d.wait_for("event=ready ports=12", 10s)) << d.log();
+  const auto& hca = fabric().port("Hca2", 1);
+  const auto& peer = fabric().port(hca.remote_node, hca.remote_port);
+  const std::string changed = "event=port_state_changed node_guid=" + guid_text(peer.node_guid) +
+                              " port=" + std::to_string(peer.port);
+  ASSERT_EQ(fabric().sim("link-down", {"Hca2[1]"}).exit_code, 0);
+  EXPECT_TRUE(d.wait_for(changed + " state_before=Active state=Down", 5s)) << d.log();
+  ASSERT_EQ(fabric().sim("link-up", {"Hca2[1]"}).exit_code, 0);
+  EXPECT_TRUE(d.wait_for(changed + " state_before=Down state=", 5s)) << d.log();
+  d.signal(SIGTERM);
+  EXPECT_TRUE(d.wait_for("event=stopped", 5s));
+  EXPECT_EQ(d.log().find("event=port_info_disabled"), std::string::npos) << d.log();
+}
+
 TEST(Daemon, ALidChangeIsFollowed) {
   const unsigned old_lid = fabric().lid("Hca3", 1);
   Daemon d({"--poll.counters-interval", "200ms", "--discovery.interval", "1s", "--log.level",

@@ -30,8 +30,8 @@ Topology fabric(unsigned switches, unsigned ports_each, bool linked = true) {
   return t;
 }
 
-Intervals intervals() {
-  return Intervals{1000ms, 10000ms, 60000ms};
+Intervals intervals(std::chrono::milliseconds port_info = 0ms) {
+  return Intervals{1000ms, 10000ms, 60000ms, port_info};
 }
 
 TEST(Scheduler, SpreadsFirstReadsOverTheIntervalAndInterleavesNodes) {
@@ -131,6 +131,27 @@ TEST(Scheduler, SwitchPort0IsReadWithTheCounters) {
   }
   EXPECT_EQ(groups[Group::kCounters], 1);
   EXPECT_EQ(groups.size(), 1u) << "no details, and not idle although it has no peer";
+}
+
+TEST(Scheduler, PortInfoIsReadForLinkedAndUnlinkedPortsUntilSwitchedOff) {
+  Scheduler s(intervals(5s));
+  const auto t0 = Clock::now();
+  auto t = fabric(1, 2);
+  t.ports[1].remote.reset();
+  s.update(t, t0);
+  EXPECT_EQ(s.items(), 2u + 1 + 2) << "counters+details, idle, and PortInfo for both";
+  auto due = s.take_due(t0 + 1h);
+  std::vector<Scheduler::Item> port_info;
+  for (const auto& item : due) {
+    if (item.group == Group::kPortInfo) port_info.push_back(item);
+  }
+  ASSERT_EQ(port_info.size(), 2u);
+  s.done(port_info[0], t0 + 1h);
+  EXPECT_EQ(s.take_due(t0 + 1h + 5s).size(), 1u);
+  s.set_intervals(intervals(0ms));  // off: items retire when their reads complete
+  s.done(port_info[1], t0 + 1h);
+  EXPECT_TRUE(s.take_due(t0 + 2h).empty());
+  EXPECT_EQ(s.items(), 2u + 1 + 1);
 }
 
 TEST(Scheduler, PortsWithoutALidAreNotPolled) {

@@ -22,11 +22,16 @@ inline constexpr size_t kMadDataSize = 192;  // attribute data of a GMP (MAD byt
 
 enum class MadMethod : uint8_t { kGet = 0x01, kSet = 0x02 };
 
+// The management classes the engine speaks: the PMA's, and LID-routed SMPs (PortInfo).
+enum class MadClass : uint8_t { kPerformance = 0x04, kSubnetLid = 0x01 };
+
 struct MadRequest {
   uint16_t lid = 0;
   uint32_t node = 0;  // the caller's node index: requests to one node share its limit
+  MadClass mgmt_class = MadClass::kPerformance;
   MadMethod method = MadMethod::kGet;
   uint16_t attribute = 0;
+  uint64_t m_key = 0;  // SMPs only
   uint32_t modifier = 0;
   std::array<uint8_t, kMadDataSize> data{};  // PortSelect etc. for GET, the values for SET
   uint64_t cookie = 0;                       // handed back in the completion
@@ -83,6 +88,14 @@ class MadEngine {
   static Result<std::unique_ptr<MadEngine>> open(const std::string& ca, int port,
                                                  const MadEngineOptions& options);
 
+  // SMPs need the subnet management class, which umad2sim lets a process register once:
+  // discovery (libibnetdisc) registers it on its own port, so the engine holds it only
+  // between discoveries. Call with false, and drain, before discovering. Fails (and SMPs
+  // fail with kSendError) when the class cannot be registered.
+  virtual Status enable_smp(bool enabled) = 0;
+  virtual bool smp_enabled() const = 0;
+
+  // A request of a class that is not enabled completes at once with kSendError.
   virtual void submit(const MadRequest& request) = 0;
 
   // Sends what the window allows and processes answers and expired timers for up to

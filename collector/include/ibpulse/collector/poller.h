@@ -59,6 +59,9 @@ struct PollerStats {
   uint64_t late_reads = 0;  // reads that came due before the previous ones completed
   uint64_t discoveries = 0;
   uint64_t discovery_failures = 0;
+  uint64_t port_info_reads = 0;
+  uint64_t port_info_failures = 0;  // unanswered or refused PortInfo SMPs (ports down, M_Key)
+  uint64_t port_changes = 0;
   size_t ports = 0;
   size_t nodes = 0;
   MadStats mad;
@@ -71,6 +74,8 @@ struct PollerEvents {
   std::function<void(const std::string&)> warning;
   // A sample finished (whatever its outcome); its counters also went into the ring.
   std::function<void(PortKey, const SampleResult&, const SampleRequest&)> sampled;
+  // A PortInfo read between discoveries found the port's link state, width or speed changed.
+  std::function<void(const Port& now, const LinkState& before)> port_changed;
 };
 
 class Poller {

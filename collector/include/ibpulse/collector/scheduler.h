@@ -20,6 +20,7 @@ enum class Group : uint8_t {
   kCounters,  // PortCounters (+ PortCountersExtended where advertised)
   kDetails,   // error/discard details, flow control, per-VL, extended speeds
   kIdle,      // a port without a link: PortCounters only, slowly
+  kPortInfo,  // PortInfo (SMP): state, width, speed between discoveries
 };
 std::string_view to_string(Group group);
 
@@ -27,6 +28,7 @@ struct Intervals {
   std::chrono::milliseconds counters{1000};
   std::chrono::milliseconds details{10000};
   std::chrono::milliseconds idle{60000};
+  std::chrono::milliseconds port_info{10000};  // 0: no PortInfo reads between discoveries
 };
 
 class Scheduler {

@@ -30,6 +30,7 @@ struct LinkState {
   uint8_t speed_active = 0, speed_supported = 0, speed_enabled = 0;  // 1 SDR 2 DDR 4 QDR
   uint8_t speed_ext_active = 0, speed_ext_supported = 0, speed_ext_enabled = 0;  // 1 FDR 2 EDR ...
   uint8_t mtu = 0;  // NeighborMTU: 1=256 ... 5=4096
+  friend bool operator==(const LinkState&, const LinkState&) = default;
 };
 
 struct Port {
