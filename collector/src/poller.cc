@@ -32,9 +32,9 @@ struct Context {
   PortKey port;
   Attribute attribute;
   Group group;
-  uint64_t sweep;    // the counters sweep it belongs to (0: none)
-  uint32_t item;     // its scheduler item's slot, or kSamplerItem
-  uint32_t sampled;  // sampler MAD: index into the sampled ports; PortInfo: the port's index
+  uint64_t sweep;  // the counters sweep it belongs to (0: none)
+  uint32_t item;   // its scheduler item's slot, or kSamplerItem
+  uint32_t index;  // sampler MAD: index into the sampled ports; PortInfo: the port's index
 };
 
 constexpr uint32_t kSamplerItem = UINT32_MAX;
@@ -283,6 +283,7 @@ struct Poller::State {
     r.attribute = kPortInfoAttribute;
     r.modifier = item.port.port;
     r.m_key = options.discovery.m_key.value_or(0);
+    // The attribute is unused for an SMP: the group tells on_done() what came back.
     r.cookie = new_context(
         Context{item.port, Attribute::kPortCounters, Group::kPortInfo, 0, slot, item.port_index});
     engine->submit(r);
@@ -294,8 +295,8 @@ struct Poller::State {
       return;
     }
     ++local_port_info_reads;
-    if (ctx.sampled >= topology.ports.size()) return;
-    Port& port = topology.ports[ctx.sampled];
+    if (ctx.index >= topology.ports.size()) return;
+    Port& port = topology.ports[ctx.index];
     assert(port.key == ctx.port);
     const LinkState fresh = link_state_from_port_info(c.data.data());
     if (fresh == port.link) return;
@@ -444,8 +445,8 @@ struct Poller::State {
   }
 
   void sample_reply(const Context& ctx, const MadCompletion& c) {
-    if (ctx.sampled >= sampled.size() || !sampled[ctx.sampled].session) return;  // reconfigured
-    SampledPort& sp = sampled[ctx.sampled];
+    if (ctx.index >= sampled.size() || !sampled[ctx.index].session) return;  // reconfigured
+    SampledPort& sp = sampled[ctx.index];
     sp.session->on_reply(c, c.received);
     if (sp.session->finished()) finish_sample(sp, c.received);
   }

@@ -95,7 +95,7 @@ class MadEngine {
   virtual Status enable_smp(bool enabled) = 0;
   virtual bool smp_enabled() const = 0;
 
-  // A request of a class that is not enabled completes at once with kSendError.
+  // A request of a class that is not enabled fails with kSendError when its turn comes.
   virtual void submit(const MadRequest& request) = 0;
 
   // Sends what the window allows and processes answers and expired timers for up to
