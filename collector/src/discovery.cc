@@ -29,36 +29,34 @@ Node read_node(const ibnd_node_t& n, const NodeNameMap& names) {
   return node;
 }
 
-// Switch port 0, the switch's management port: no link of its own, never an interface.
-Port read_port0(const ibnd_node_t& n, const ibnd_port_t& port0) {
+// A port's own identity and link, with the addressing (LID, LMC, CapabilityMask, subnet
+// prefix) of the port that reaches its PMA: port 0 on a switch, the port itself on a CA.
+Port read_port(uint64_t node_guid, uint8_t number, const ibnd_port_t& ip,
+               const ibnd_port_t& addressing) {
   Port p;
-  p.key = {n.guid, 0};
-  p.port_guid = port0.guid;
-  p.link = link_state_from_port_info(port0.info);
-  p.lid = port0.base_lid;
-  p.lmc = port0.lmc;
-  p.capability_mask = mad_get_field(const_cast<uint8_t*>(port0.info), 0, IB_PORT_CAPMASK_F);
-  p.subnet_prefix = mad_get_field64(const_cast<uint8_t*>(port0.info), 0, IB_PORT_GID_PREFIX_F);
+  p.key = {node_guid, number};
+  p.port_guid = ip.guid;
+  p.link = link_state_from_port_info(ip.info);
+  p.lid = addressing.base_lid;
+  p.lmc = addressing.lmc;
+  auto* info = const_cast<uint8_t*>(addressing.info);
+  p.capability_mask = mad_get_field(info, 0, IB_PORT_CAPMASK_F);
+  p.subnet_prefix = mad_get_field64(info, 0, IB_PORT_GID_PREFIX_F);
   return p;
 }
 
-// Every physical port, whether or not libibnetdisc reached it, and switch port 0 if asked.
+// Every physical port, whether or not libibnetdisc reached it, and switch port 0 (the
+// management port: no link of its own, never an interface) if asked.
 void read_ports(const ibnd_node_t& n, Node& node, bool switch_port0, Topology& t) {
   const ibnd_port_t* port0 = node.kind == NodeKind::kSwitch ? n.ports[0] : nullptr;
   if (port0 != nullptr) node.lid = port0->base_lid;
-  if (port0 != nullptr && switch_port0) t.ports.push_back(read_port0(n, *port0));
+  if (port0 != nullptr && switch_port0) t.ports.push_back(read_port(n.guid, 0, *port0, *port0));
   for (int i = 1; i <= n.numports; ++i) {
     Port p;
     p.key = {n.guid, static_cast<uint8_t>(i)};
     const ibnd_port_t* ip = n.ports[i];
     if (ip != nullptr) {
-      p.port_guid = ip->guid;
-      p.link = link_state_from_port_info(ip->info);
-      const uint8_t* addressing = port0 != nullptr ? port0->info : ip->info;
-      p.lid = port0 != nullptr ? port0->base_lid : ip->base_lid;
-      p.lmc = port0 != nullptr ? port0->lmc : ip->lmc;
-      p.capability_mask = mad_get_field(const_cast<uint8_t*>(addressing), 0, IB_PORT_CAPMASK_F);
-      p.subnet_prefix = mad_get_field64(const_cast<uint8_t*>(addressing), 0, IB_PORT_GID_PREFIX_F);
+      p = read_port(n.guid, static_cast<uint8_t>(i), *ip, port0 != nullptr ? *port0 : *ip);
       if (ip->remoteport != nullptr && ip->remoteport->node != nullptr) {
         p.remote =
             PortKey{ip->remoteport->node->guid, static_cast<uint8_t>(ip->remoteport->portnum)};

@@ -15,6 +15,11 @@ void put32(uint8_t* p, uint32_t v) {
   put16(p + 2, static_cast<uint16_t>(v));
 }
 
+void put64(uint8_t* p, uint64_t v) {
+  put32(p, static_cast<uint32_t>(v >> 32));
+  put32(p + 4, static_cast<uint32_t>(v));
+}
+
 uint16_t get16(const uint8_t* p) {
   return static_cast<uint16_t>(p[0] << 8 | p[1]);
 }
@@ -39,8 +44,7 @@ void encode_request(void* buffer, const MadRequest& request, uint32_t tid) {
   put16(mad + 16, request.attribute);
   put32(mad + 20, request.modifier);
   if (request.mgmt_class == MadClass::kSubnetLid) {
-    put32(mad + kSmpMKeyOffset, static_cast<uint32_t>(request.m_key >> 32));
-    put32(mad + kSmpMKeyOffset + 4, static_cast<uint32_t>(request.m_key));
+    put64(mad + kSmpMKeyOffset, request.m_key);
   }
   std::memcpy(mad + kMadDataOffset, request.data.data(), kMadDataSize);
 }

@@ -214,7 +214,8 @@ struct Poller::State {
       return out;
     }
     add(Attribute::kPortCounters);
-    if (group == Group::kCounters && caps && caps->extended_width() &&
+    if (group == Group::kCounters && caps &&
+        worth_reading(Attribute::kPortCountersExtended, *caps) &&
         !options.no_extended_nodes.count(port.key.node_guid)) {
       add(Attribute::kPortCountersExtended);
     }
