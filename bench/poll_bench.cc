@@ -117,6 +117,7 @@ int main(int argc, char** argv) {
   o.intervals.details = std::chrono::hours(1);
   o.intervals.idle = std::chrono::hours(1);
   o.rediscover = std::chrono::hours(1);
+  o.intervals.port_info = std::chrono::milliseconds(0);  // (b) is PMA reads only, like (a)
   SampleRing ring(1 << 20);
   std::vector<double> ours;
   std::atomic<bool> stop{false};

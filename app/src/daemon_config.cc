@@ -199,7 +199,7 @@ const std::vector<KeyDef>& key_defs() {
       {{"poll.idle-interval", "Ports without a link", "60s"},
        duration(IBPULSE_FIELD(poller.intervals.idle))},
       {{"poll.port-info-interval",
-        "PortInfo (SMP) of every port between discoveries: state, width, speed (off: none)", "off"},
+        "PortInfo (SMP) of every port between discoveries: state, width, speed (off: none)", "10s"},
        duration_or_off(IBPULSE_FIELD(poller.intervals.port_info))},
       {{"poll.skip-nodes", "Node GUIDs never polled (list)", ""},
        guids(IBPULSE_FIELD(poller.skip_nodes))},

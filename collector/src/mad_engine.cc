@@ -24,6 +24,7 @@ constexpr unsigned kMaxBackoffShift = 3;  // a retry waits at most 8 x the first
 struct Pending {
   MadRequest request;
   unsigned attempts = 0;
+  uint64_t order = 0;  // submission order: the oldest request of any node goes out first
 };
 
 // Requests live in a pool and travel by index: queues and flights stay small and nothing of
@@ -39,6 +40,13 @@ struct Flight {
 
 constexpr unsigned kSlotBits = 13;  // windows up to 8192
 constexpr uint32_t kSlotMask = (1u << kSlotBits) - 1;
+
+// A node with requests it may send, keyed by the order of its oldest one.
+struct ReadyNode {
+  uint64_t order;
+  uint32_t node;
+  bool operator>(const ReadyNode& o) const { return order > o.order; }
+};
 
 struct Timer {
   Clock::time_point deadline;
@@ -84,7 +92,9 @@ class UmadEngine final : public MadEngine {
 
   void submit(const MadRequest& request) override {
     grow(request.node);
-    node_queue_[request.node].push_back(acquire(request));
+    const PendingId id = acquire(request);
+    pool_[id].order = next_order_++;
+    node_queue_[request.node].push_back(id);
     mark_ready(request.node);
     ++queued_;
   }
@@ -129,22 +139,24 @@ class UmadEngine final : public MadEngine {
     if (!in_ready_[node] && !node_queue_[node].empty() &&
         node_in_flight_[node] < options_.per_node) {
       in_ready_[node] = true;
-      ready_.push_back(node);
+      ready_.push(ReadyNode{pool_[node_queue_[node].front()].order, node});
     }
   }
 
   size_t fill_window(const CompletionFn& on_done) {
     size_t done = 0;
     while (in_flight_ < options_.window && !ready_.empty()) {
-      const uint32_t node = ready_.front();
-      ready_.pop_front();
+      const uint32_t node = ready_.top().node;
+      ready_.pop();
       in_ready_[node] = false;
       if (node_queue_[node].empty() || node_in_flight_[node] >= options_.per_node) continue;
       const PendingId id = node_queue_[node].front();
       node_queue_[node].pop_front();
       --queued_;
       done += send(id, on_done);
-      mark_ready(node);  // round robin: back of the line
+      // Oldest first across the fabric, not round robin over nodes: under overload a switch's
+      // 64 ports would otherwise get one turn while every single-port HCA gets one each.
+      mark_ready(node);
     }
     return done;
   }
@@ -311,7 +323,8 @@ class UmadEngine final : public MadEngine {
   std::vector<std::deque<PendingId>> node_queue_;
   std::vector<unsigned> node_in_flight_;
   std::vector<bool> in_ready_;
-  std::deque<uint32_t> ready_;
+  std::priority_queue<ReadyNode, std::vector<ReadyNode>, std::greater<>> ready_;
+  uint64_t next_order_ = 0;
   size_t queued_ = 0;
   std::vector<Flight> slots_;  // one per window position
   std::vector<uint32_t> free_slots_;

@@ -28,9 +28,8 @@ struct Intervals {
   std::chrono::milliseconds counters{1000};
   std::chrono::milliseconds details{10000};
   std::chrono::milliseconds idle{60000};
-  // 0 (the default for now): no PortInfo reads between discoveries. On the simulator they
-  // slow counter sweeps of large fabrics tenfold (docs/collector.md); not yet understood.
-  std::chrono::milliseconds port_info{0};
+  // Port state between discoveries (which run every few minutes); 0: none.
+  std::chrono::milliseconds port_info{10000};
 };
 
 class Scheduler {
