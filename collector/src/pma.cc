@@ -44,6 +44,17 @@ MadRequest pma_get(schema::Attribute attribute, uint16_t lid, uint8_t port, uint
   return r;
 }
 
+uint64_t advertised_fields(schema::Attribute attribute, const PmaCapabilities* caps) {
+  const auto fields = schema::fields_of(attribute);
+  uint64_t mask = 0;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    const bool ok = caps ? supports(*caps, fields[i])
+                         : fields[i].requires_capability == schema::Requires::kNothing;
+    if (ok) mask |= uint64_t{1} << i;
+  }
+  return mask;
+}
+
 void decode_fields(schema::Attribute attribute, std::span<const uint8_t> data, RawSample& sample) {
   const auto fields = schema::fields_of(attribute);
   assert(fields.size() <= kMaxFieldsPerAttribute);

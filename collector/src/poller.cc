@@ -60,6 +60,8 @@ struct AttributeList {
 struct PortPlan {
   uint32_t node = 0;  // index of its node, for the engine's per-node limit
   AttributeList counters, details, idle;
+  // The fields of PortCounters / PortCountersExtended its node's ClassPortInfo advertises.
+  uint64_t counters_advertised = 0, extended_advertised = 0;
   const AttributeList& of(Group group) const {
     switch (group) {
       case Group::kCounters:
@@ -233,6 +235,11 @@ struct Poller::State {
       plan.counters = attributes_for(port, Group::kCounters);
       plan.details = attributes_for(port, Group::kDetails);
       plan.idle = attributes_for(port, Group::kIdle);
+      const auto caps = capabilities.find(port.key.node_guid);
+      const PmaCapabilities* known =
+          caps != capabilities.end() && caps->second ? &*caps->second : nullptr;
+      plan.counters_advertised = advertised_fields(Attribute::kPortCounters, known);
+      plan.extended_advertised = advertised_fields(Attribute::kPortCountersExtended, known);
     }
   }
 
@@ -339,7 +346,8 @@ struct Poller::State {
     for (Attribute attribute : attributes) {
       // Only the PortCounters read carries the sweep accounting.
       const uint64_t counted = attribute == Attribute::kPortCounters ? sweep : 0;
-      const uint64_t id = new_context(Context{item.port, attribute, item.group, counted, slot, 0});
+      const uint64_t id =
+          new_context(Context{item.port, attribute, item.group, counted, slot, item.port_index});
       engine->submit(pma_get(attribute, port.lid, item.port.port, plan.node, id));
     }
   }
@@ -378,7 +386,10 @@ struct Poller::State {
     s.received = c.received;
     s.failure = c.failure;
     s.mad_status = c.mad_status;
-    if (c.failure == MadFailure::kNone) decode_fields(ctx.attribute, c.data, s);
+    if (c.failure == MadFailure::kNone) {
+      decode_fields(ctx.attribute, c.data, s);
+      s.advertised = advertised(ctx);
+    }
     if (c.failure == MadFailure::kStatus && ctx.attribute != Attribute::kPortCounters) {
       if (unsupported[ctx.port.node_guid].insert(ctx.attribute).second) {
         rebuild_plans();
@@ -445,6 +456,15 @@ struct Poller::State {
     return wake;
   }
 
+  uint64_t advertised(const Context& ctx) const {
+    if (ctx.index < plans.size()) {
+      if (ctx.attribute == Attribute::kPortCounters) return plans[ctx.index].counters_advertised;
+      if (ctx.attribute == Attribute::kPortCountersExtended)
+        return plans[ctx.index].extended_advertised;
+    }
+    return advertised_fields(ctx.attribute, nullptr);  // the rest need no capability bit
+  }
+
   void sample_reply(const Context& ctx, const MadCompletion& c) {
     if (ctx.index >= sampled.size() || !sampled[ctx.index].session) return;  // reconfigured
     SampledPort& sp = sampled[ctx.index];
@@ -461,6 +481,7 @@ struct Poller::State {
           result.extended ? Attribute::kPortSamplesResultExtended : Attribute::kPortSamplesResult;
       s.received = now;
       s.field_count = static_cast<uint8_t>(result.counters.size());
+      s.advertised = (uint64_t{1} << s.field_count) - 1;
       std::copy(result.counters.begin(), result.counters.end(), s.values.begin());
       ++local_samples;
       if (!ring.push(s)) ++local_drops;

@@ -116,6 +116,11 @@ SweepResult sweep(MadEngine& engine, std::span<const SweepTarget> targets,
     if (progress && (++done % 1024 == 0)) progress(done, result.samples.size());
   });
   if (progress) progress(done, result.samples.size());
+  for (RawSample& s : result.samples) {  // every ClassPortInfo has answered (or failed) by now
+    if (s.failure != MadFailure::kNone) continue;
+    const auto& caps = capabilities[s.port.node_guid];
+    s.advertised = advertised_fields(s.attribute, caps ? &*caps : nullptr);
+  }
   result.ports_failed = failed.size();
   result.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   return result;

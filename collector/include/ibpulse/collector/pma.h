@@ -52,7 +52,14 @@ struct RawSample {
   uint16_t mad_status = 0;
   uint8_t field_count = 0;
   std::array<uint64_t, kMaxFieldsPerAttribute> values{};
+  // Bit i: the port's PMA advertises field i (ClassPortInfo), so values[i] means something.
+  // A field it does not advertise reads as whatever the device leaves there, often 0.
+  uint64_t advertised = 0;
 };
+
+// The advertised-fields mask of `attribute` for a node with `caps` (null: not known, so only
+// the fields that need no capability).
+uint64_t advertised_fields(schema::Attribute attribute, const PmaCapabilities* caps);
 
 // Decodes every schema field of `attribute` from attribute data into `sample`.
 void decode_fields(schema::Attribute attribute, std::span<const uint8_t> data, RawSample& sample);

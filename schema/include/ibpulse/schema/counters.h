@@ -1,0 +1,140 @@
+#pragma once
+// Exported counters, declared once: what each one is called (Prometheus, docs), where SNMP
+// serves it, and which schema fields feed it. A quantity that PortCounters and
+// PortCountersExtended both carry is one counter with two sources (narrow and 64-bit); the
+// converters pick the best one per port. Every schema field feeds exactly one counter.
+//
+// Core counters (PortCounters, PortCountersExtended, the error details, flow control,
+// PortOpRcvCounters) have a CounterId and a fixed slot in every port's state. Per-VL and
+// per-lane counters (PortVL*, PortExtendedSpeedsCounters) are "extra": they follow the core ones
+// in counter_table() and live in a block a port only has where they were read.
+//
+// Thread safety: constants and pure functions only.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "ibpulse/schema/fields.h"
+
+namespace ibpulse::schema {
+
+enum class CounterId : uint8_t {
+  kSymbolError,
+  kLinkErrorRecovery,
+  kLinkDowned,
+  kRcvErrors,
+  kRcvRemotePhysicalErrors,
+  kRcvSwitchRelayErrors,
+  kXmitDiscards,
+  kXmitConstraintErrors,
+  kRcvConstraintErrors,
+  kLocalLinkIntegrityErrors,
+  kExcessiveBufferOverrunErrors,
+  kQp1Dropped,
+  kVl15Dropped,
+  kXmitData,
+  kRcvData,
+  kXmitPackets,
+  kRcvPackets,
+  kXmitWait,
+  kUnicastXmitPackets,
+  kUnicastRcvPackets,
+  kMulticastXmitPackets,
+  kMulticastRcvPackets,
+  kLocalPhysicalErrors,
+  kMalformedPktErrors,
+  kBufferOverrunErrors,
+  kDlidMappingErrors,
+  kVlMappingErrors,
+  kLoopingErrors,
+  kInactiveDiscards,
+  kNeighborMtuDiscards,
+  kSwLifetimeLimitDiscards,
+  kSwHoqLifetimeLimitDiscards,
+  kXmitFlowPackets,
+  kRcvFlowPackets,
+  kOpRcvPackets,
+  kOpRcvData,
+};
+inline constexpr size_t kCoreCounterCount = static_cast<size_t>(CounterId::kOpRcvData) + 1;
+
+constexpr size_t index_of(CounterId id) {
+  return static_cast<size_t>(id);
+}
+
+// Where SNMP serves a value (IF-MIB RFC 2863; IB-IF-MIB draft-ietf-ipoib-ibif-mib-00).
+enum class MibTable : uint8_t { kNone, kIfTable, kIfXTable, kIbIfPortStat };
+struct MibColumn {
+  MibTable table = MibTable::kNone;
+  uint8_t column = 0;
+};
+
+// One exported counter.
+struct Counter {
+  // Prometheus: infiniband_port_<name>_total, the IBA field name in snake case without the
+  // Port prefix and the Counter suffix, with the unit (issue 5's naming rule).
+  std::string_view name;
+  std::string_view help;
+  Unit unit;
+  Attribute attribute;     // where it is read (the narrow copy where there are two)
+  std::string_view field;  // the IBA field name, as perfquery prints it
+  MibColumn mib;
+  std::string_view label = {};  // "vl" or "lane" for per-VL and per-lane counters, else empty
+  uint8_t label_value = 0;
+};
+
+// Every counter: the core ones in CounterId order, then the extra ones.
+std::span<const Counter> counter_table();
+inline size_t counter_count() {
+  return counter_table().size();
+}
+inline size_t extra_counter_count() {
+  return counter_count() - kCoreCounterCount;
+}
+const Counter& counter(CounterId id);
+
+// The full Prometheus metric name: infiniband_port_<name>_total.
+std::string metric_name(const Counter& counter);
+
+// What a schema field feeds: its counter's index in counter_table(), and whether it is the
+// 64-bit copy of a counter PortCounters also carries.
+struct FieldSink {
+  uint16_t counter = 0;
+  bool wide = false;
+};
+
+// One sink per field of `attribute`, in fields_of(attribute) order (empty for an attribute
+// without counters).
+std::span<const FieldSink> sinks_of(Attribute attribute);
+
+// The schema field of a counter: its narrow (or only) source, and its 64-bit copy if any.
+const Field& narrow_source(size_t counter_index);
+std::optional<Field> wide_source(size_t counter_index);
+
+// IF-MIB values the converters compute from the counters (draft section 2.4); ifOutErrors,
+// ifInUnknownProtos and the broadcast counters are always 0 and not listed.
+enum class DerivedId : uint8_t {
+  kIfInOctets,
+  kIfOutOctets,
+  kIfInUcastPkts,
+  kIfInMulticastPkts,
+  kIfOutUcastPkts,
+  kIfOutMulticastPkts,
+  kIfInDiscards,
+  kIfOutDiscards,
+  kIfInErrors,
+};
+inline constexpr size_t kDerivedCount = static_cast<size_t>(DerivedId::kIfInErrors) + 1;
+
+struct Derived {
+  std::string_view name;  // Prometheus: infiniband_port_<name>_total
+  std::string_view help;
+  MibColumn mib;  // the 64-bit ifXTable column where there is one, else the ifTable one
+};
+std::span<const Derived> derived_table();
+const Derived& derived(DerivedId id);
+
+}  // namespace ibpulse::schema

@@ -1,0 +1,260 @@
+#include "ibpulse/schema/counters.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cassert>
+#include <vector>
+
+namespace ibpulse::schema {
+namespace {
+
+using enum Attribute;
+using enum Unit;
+
+constexpr MibColumn kNoMib{};
+constexpr MibColumn stat(uint8_t column) {
+  return MibColumn{MibTable::kIbIfPortStat, column};
+}
+
+// In CounterId order (checked below). MIB columns: ibIfPortStatEntry of the IB-IF-MIB draft.
+constexpr std::array<Counter, kCoreCounterCount> kCore = {{
+    {"symbol_error", "Minor link errors detected on one or more physical lanes", kEvents,
+     kPortCounters, "SymbolErrorCounter", stat(1)},
+    {"link_error_recovery", "Successful link error recoveries by the port training state machine",
+     kEvents, kPortCounters, "LinkErrorRecoveryCounter", stat(2)},
+    {"link_downed", "Failed link error recoveries that downed the link", kEvents, kPortCounters,
+     "LinkDownedCounter", stat(3)},
+    {"rcv_errors", "Received packets containing an error", kEvents, kPortCounters, "PortRcvErrors",
+     kNoMib},
+    {"rcv_remote_physical_errors", "Received packets marked with the EBP delimiter", kEvents,
+     kPortCounters, "PortRcvRemotePhysicalErrors", stat(6)},
+    {"rcv_switch_relay_errors", "Received packets discarded because they could not be forwarded",
+     kEvents, kPortCounters, "PortRcvSwitchRelayErrors", kNoMib},
+    {"xmit_discards", "Outbound packets discarded (port down or congestion)", kEvents,
+     kPortCounters, "PortXmitDiscards", kNoMib},
+    {"xmit_constraint_errors", "Outbound packets not sent because of partition or raw filtering",
+     kEvents, kPortCounters, "PortXmitConstraintErrors", kNoMib},
+    {"rcv_constraint_errors", "Received packets discarded because of partition or raw filtering",
+     kEvents, kPortCounters, "PortRcvConstraintErrors", stat(7)},
+    {"local_link_integrity_errors", "Times local physical errors exceeded their threshold", kEvents,
+     kPortCounters, "LocalLinkIntegrityErrors", stat(12)},
+    {"excessive_buffer_overrun_errors", "Times consecutive flow control periods had an overrun",
+     kEvents, kPortCounters, "ExcessiveBufferOverrunErrors", stat(13)},
+    {"qp1_dropped", "MADs dropped on QP1 for lack of resources", kEvents, kPortCounters,
+     "QP1Dropped", kNoMib},
+    {"vl15_dropped", "Incoming VL15 packets dropped for lack of buffers", kEvents, kPortCounters,
+     "VL15Dropped", stat(14)},
+    {"xmit_data_bytes", "Data octets transmitted (PortXmitData x 4)", kBytes, kPortCounters,
+     "PortXmitData", kNoMib},
+    {"rcv_data_bytes", "Data octets received (PortRcvData x 4)", kBytes, kPortCounters,
+     "PortRcvData", kNoMib},
+    {"xmit_packets", "Packets transmitted", kPackets, kPortCounters, "PortXmitPkts", kNoMib},
+    {"rcv_packets", "Packets received", kPackets, kPortCounters, "PortRcvPkts", kNoMib},
+    {"xmit_wait_ticks", "Ticks with data to send but no flow control credits", kTicks,
+     kPortCounters, "PortXmitWait", kNoMib},
+    {"unicast_xmit_packets", "Unicast packets transmitted", kPackets, kPortCountersExtended,
+     "PortUnicastXmitPkts", kNoMib},
+    {"unicast_rcv_packets", "Unicast packets received", kPackets, kPortCountersExtended,
+     "PortUnicastRcvPkts", kNoMib},
+    {"multicast_xmit_packets", "Multicast packets transmitted", kPackets, kPortCountersExtended,
+     "PortMulticastXmitPkts", kNoMib},
+    {"multicast_rcv_packets", "Multicast packets received", kPackets, kPortCountersExtended,
+     "PortMulticastRcvPkts", kNoMib},
+    {"local_physical_errors", "Received packets with local physical errors (ICRC, VCRC, ...)",
+     kEvents, kPortRcvErrorDetails, "PortLocalPhysicalErrors", stat(4)},
+    {"malformed_pkt_errors", "Received packets with malformed packet errors", kEvents,
+     kPortRcvErrorDetails, "PortMalformedPktErrors", stat(5)},
+    {"buffer_overrun_errors", "Received packets discarded because of a buffer overrun", kEvents,
+     kPortRcvErrorDetails, "PortBufferOverrunErrors", kNoMib},
+    {"dlid_mapping_errors", "Received packets discarded because of a DLID mapping error", kEvents,
+     kPortRcvErrorDetails, "PortDLIDMappingErrors", kNoMib},
+    {"vl_mapping_errors", "Received packets discarded because of a VL mapping error", kEvents,
+     kPortRcvErrorDetails, "PortVLMappingErrors", kNoMib},
+    {"looping_errors", "Received packets discarded because they would loop", kEvents,
+     kPortRcvErrorDetails, "PortLoopingErrors", kNoMib},
+    {"inactive_discards", "Outbound packets discarded because the port was not active", kEvents,
+     kPortXmitDiscardDetails, "PortInactiveDiscards", stat(8)},
+    {"neighbor_mtu_discards", "Outbound packets discarded for exceeding the neighbor MTU", kEvents,
+     kPortXmitDiscardDetails, "PortNeighborMTUDiscards", stat(9)},
+    {"sw_lifetime_limit_discards", "Outbound packets discarded: switch lifetime limit exceeded",
+     kEvents, kPortXmitDiscardDetails, "PortSwLifetimeLimitDiscards", stat(10)},
+    {"sw_hoq_lifetime_limit_discards", "Outbound packets discarded: head-of-queue lifetime limit",
+     kEvents, kPortXmitDiscardDetails, "PortSwHOQLifetimeLimitDiscards", stat(11)},
+    {"xmit_flow_packets", "Flow control packets transmitted", kPackets, kPortFlowCtlCounters,
+     "PortXmitFlowPkts", kNoMib},
+    {"rcv_flow_packets", "Flow control packets received", kPackets, kPortFlowCtlCounters,
+     "PortRcvFlowPkts", kNoMib},
+    {"op_rcv_packets", "Packets received with the OpCode PortOpRcvCounters selects", kPackets,
+     kPortOpRcvCounters, "PortOpRcvPkts", kNoMib},
+    {"op_rcv_data_bytes", "Data octets received with the selected OpCode", kBytes,
+     kPortOpRcvCounters, "PortOpRcvData", kNoMib},
+}};
+
+// Per-VL and per-lane counters: one declaration per family, one counter per VL or lane.
+struct Family {
+  std::string_view name;
+  std::string_view help;
+  Unit unit;
+  Attribute attribute;
+  std::string_view field_prefix;  // + the VL or lane number = the IBA field name
+  std::string_view label;
+  uint8_t count;
+};
+
+constexpr std::array kFamilies = {
+    Family{"vl_op_packets", "Packets of the selected OpCode, per VL", kPackets, kPortVLOpPackets,
+           "PortVLOpPackets", "vl", 16},
+    Family{"vl_op_data_bytes", "Data octets of the selected OpCode, per VL", kBytes, kPortVLOpData,
+           "PortVLOpData", "vl", 16},
+    Family{"vl_xmit_flow_ctl_update_errors", "Flow control update errors, per VL", kEvents,
+           kPortVLXmitFlowCtlUpdateErrors, "PortVLXmitFlowCtlUpdateErrors", "vl", 16},
+    Family{"vl_xmit_wait_ticks", "Ticks with data to send but no credits, per VL", kTicks,
+           kPortVLXmitWaitCounters, "PortVLXmitWait", "vl", 16},
+    Family{"sync_header_error", "Sync header errors (FDR and faster links)", kEvents,
+           kPortExtendedSpeedsCounters, "SyncHeaderErrorCounter", "", 1},
+    Family{"unknown_block", "Unknown blocks (FDR and faster links)", kEvents,
+           kPortExtendedSpeedsCounters, "UnknownBlockCounter", "", 1},
+    Family{"error_detection", "Error detection per lane (FDR and faster links)", kEvents,
+           kPortExtendedSpeedsCounters, "ErrorDetectionCounterLane", "lane", 12},
+    Family{"fec_correctable_blocks", "FEC blocks corrected, per lane", kBlocks,
+           kPortExtendedSpeedsCounters, "FECCorrectableBlockCtrLane", "lane", 12},
+    Family{"fec_uncorrectable_blocks", "FEC blocks that could not be corrected, per lane", kBlocks,
+           kPortExtendedSpeedsCounters, "FECUncorrectableBlockCtrLane", "lane", 12},
+};
+
+constexpr bool core_in_id_order() {
+  // Spot checks that catch a shifted row: the first, a middle and the last id.
+  return kCore[index_of(CounterId::kSymbolError)].field == "SymbolErrorCounter" &&
+         kCore[index_of(CounterId::kXmitData)].field == "PortXmitData" &&
+         kCore[index_of(CounterId::kMulticastRcvPackets)].field == "PortMulticastRcvPkts" &&
+         kCore[index_of(CounterId::kSwHoqLifetimeLimitDiscards)].field ==
+             "PortSwHOQLifetimeLimitDiscards" &&
+         kCore[index_of(CounterId::kOpRcvData)].field == "PortOpRcvData";
+}
+static_assert(core_in_id_order(), "kCore must list the counters in CounterId order");
+
+// The extra counters' names need storage: field names are built from a prefix and a number.
+struct Tables {
+  std::vector<std::string> field_names;  // stable: reserved before any view is taken
+  std::vector<Counter> counters;
+  std::vector<Field> narrow;
+  std::vector<std::optional<Field>> wide;
+  std::array<std::vector<FieldSink>, 256> sinks;
+};
+
+const Field& require_field(Attribute attribute, std::string_view name) {
+  for (const Field& f : fields_of(attribute)) {
+    if (f.name == name) return f;
+  }
+  assert(false && "a counter names a field the schema does not have");
+  std::abort();
+}
+
+void add_sink(Tables& t, const Field& field, size_t counter, bool wide) {
+  auto& sinks = t.sinks[static_cast<size_t>(field.attribute) & 0xff];
+  const auto fields = fields_of(field.attribute);
+  sinks.resize(fields.size());
+  sinks[static_cast<size_t>(&field - fields.data())] =
+      FieldSink{static_cast<uint16_t>(counter), wide};
+}
+
+Tables build() {
+  Tables t;
+  size_t extra = 0;
+  for (const Family& f : kFamilies)
+    extra += f.count;
+  t.field_names.reserve(extra);
+  t.counters.assign(kCore.begin(), kCore.end());
+  for (const Family& f : kFamilies) {
+    for (uint8_t i = 0; i < f.count; ++i) {
+      const std::string_view field = f.count == 1 ? f.field_prefix
+                                                  : std::string_view(t.field_names.emplace_back(
+                                                        fmt::format("{}{}", f.field_prefix, i)));
+      t.counters.push_back(Counter{f.name, f.help, f.unit, f.attribute, field, kNoMib, f.label,
+                                   f.count == 1 ? uint8_t{0} : i});
+    }
+  }
+  for (size_t i = 0; i < t.counters.size(); ++i) {
+    const Counter& c = t.counters[i];
+    const Field& narrow = require_field(c.attribute, c.field);
+    t.narrow.push_back(narrow);
+    add_sink(t, narrow, i, false);
+    std::optional<Field> wide;
+    if (c.attribute == kPortCounters) {
+      for (const Field& f : fields_of(kPortCountersExtended)) {
+        if (f.name == c.field) {
+          wide = f;
+          add_sink(t, f, i, true);
+        }
+      }
+    }
+    t.wide.push_back(wide);
+  }
+  return t;
+}
+
+const Tables& tables() {
+  static const Tables t = build();
+  return t;
+}
+
+constexpr std::array<Derived, kDerivedCount> kDerived = {{
+    {"if_in_octets",
+     "IF-MIB ifHCInOctets: PortRcvData x 4 + PortRcvPkts x 4 + PortRcvFlowPkts x 8",
+     {MibTable::kIfXTable, 6}},
+    {"if_out_octets",
+     "IF-MIB ifHCOutOctets: PortXmitData x 4 + PortXmitPkts x 4 + PortXmitFlowPkts x 8",
+     {MibTable::kIfXTable, 10}},
+    {"if_in_ucast_packets", "IF-MIB ifHCInUcastPkts", {MibTable::kIfXTable, 7}},
+    {"if_in_multicast_packets", "IF-MIB ifHCInMulticastPkts", {MibTable::kIfXTable, 8}},
+    {"if_out_ucast_packets",
+     "IF-MIB ifHCOutUcastPkts (discarded packets included, as the draft says)",
+     {MibTable::kIfXTable, 11}},
+    {"if_out_multicast_packets", "IF-MIB ifHCOutMulticastPkts", {MibTable::kIfXTable, 12}},
+    {"if_in_discards",
+     "IF-MIB ifInDiscards: PortRcvConstraintErrors + VL15Dropped",
+     {MibTable::kIfTable, 13}},
+    {"if_out_discards",
+     "IF-MIB ifOutDiscards: PortXmitDiscards + PortXmitConstraintErrors",
+     {MibTable::kIfTable, 19}},
+    {"if_in_errors",
+     "IF-MIB ifInErrors: PortRcvRemotePhysicalErrors + PortRcvErrors",
+     {MibTable::kIfTable, 14}},
+}};
+
+}  // namespace
+
+std::span<const Counter> counter_table() {
+  return tables().counters;
+}
+
+const Counter& counter(CounterId id) {
+  return kCore[index_of(id)];
+}
+
+std::string metric_name(const Counter& counter) {
+  return fmt::format("infiniband_port_{}_total", counter.name);
+}
+
+std::span<const FieldSink> sinks_of(Attribute attribute) {
+  return tables().sinks[static_cast<size_t>(attribute) & 0xff];
+}
+
+const Field& narrow_source(size_t counter_index) {
+  return tables().narrow.at(counter_index);
+}
+
+std::optional<Field> wide_source(size_t counter_index) {
+  return tables().wide.at(counter_index);
+}
+
+std::span<const Derived> derived_table() {
+  return kDerived;
+}
+
+const Derived& derived(DerivedId id) {
+  return kDerived[static_cast<size_t>(id)];
+}
+
+}  // namespace ibpulse::schema

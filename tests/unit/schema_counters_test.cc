@@ -1,0 +1,156 @@
+// The exported-counter schema: complete (every field feeds one counter), named by the rule
+// issue 5 fixes, and mapped to the IB-IF-MIB columns the draft lists.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <map>
+#include <set>
+#include <string>
+
+#include "ibpulse/schema/counters.h"
+
+namespace ibpulse::schema {
+namespace {
+
+// "PortDLIDMappingErrors" -> "port_dlid_mapping_errors".
+std::string snake(std::string_view name) {
+  std::string out;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool upper = std::isupper(static_cast<unsigned char>(c)) != 0;
+    if (upper && i > 0) {
+      const char prev = name[i - 1];
+      const bool next_lower =
+          i + 1 < name.size() && std::islower(static_cast<unsigned char>(name[i + 1])) != 0;
+      if (std::islower(static_cast<unsigned char>(prev)) ||
+          std::isdigit(static_cast<unsigned char>(prev)) ||
+          (std::isupper(static_cast<unsigned char>(prev)) && next_lower)) {
+        out += '_';
+      }
+    }
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+std::string strip(std::string s, std::string_view prefix, std::string_view suffix) {
+  if (s.starts_with(prefix)) s.erase(0, prefix.size());
+  if (s.ends_with(suffix)) s.erase(s.size() - suffix.size());
+  return s;
+}
+
+// The naming rule: the IBA field in snake case without Port and Counter, then the unit; a
+// field that names its unit already (Pkts) has it replaced.
+std::string expected_name(const Counter& c) {
+  std::string base = strip(snake(c.field), "port_", "_counter");
+  switch (c.unit) {
+    case Unit::kBytes:
+      return base + "_bytes";
+    case Unit::kTicks:
+      return base + "_ticks";
+    case Unit::kPackets:
+      return strip(base, "", "_pkts") + "_packets";
+    default:
+      return base;
+  }
+}
+
+TEST(SchemaCounters, CoreNamesFollowTheNamingRule) {
+  const auto table = counter_table();
+  for (size_t i = 0; i < kCoreCounterCount; ++i) {
+    EXPECT_EQ(table[i].name, expected_name(table[i])) << table[i].field;
+  }
+  EXPECT_EQ(metric_name(counter(CounterId::kSymbolError)), "infiniband_port_symbol_error_total");
+  EXPECT_EQ(metric_name(counter(CounterId::kXmitWait)), "infiniband_port_xmit_wait_ticks_total");
+  EXPECT_EQ(metric_name(counter(CounterId::kXmitData)), "infiniband_port_xmit_data_bytes_total");
+  EXPECT_EQ(metric_name(counter(CounterId::kXmitPackets)), "infiniband_port_xmit_packets_total");
+  EXPECT_EQ(metric_name(counter(CounterId::kLinkErrorRecovery)),
+            "infiniband_port_link_error_recovery_total");
+}
+
+TEST(SchemaCounters, NamesAndLabelsAreUniqueAndCarryTheirUnit) {
+  std::set<std::pair<std::string_view, int>> seen;
+  for (const Counter& c : counter_table()) {
+    EXPECT_TRUE(seen.insert({c.name, c.label_value}).second) << c.name;
+    const bool suffix_ok = (c.unit == Unit::kBytes && c.name.ends_with("_bytes")) ||
+                           (c.unit == Unit::kTicks && c.name.ends_with("_ticks")) ||
+                           (c.unit == Unit::kBlocks && c.name.ends_with("_blocks")) ||
+                           c.unit == Unit::kEvents || c.unit == Unit::kPackets;
+    EXPECT_TRUE(suffix_ok) << c.name;
+    EXPECT_FALSE(c.help.empty()) << c.name;
+    // Core counters are per port; the per-VL and per-lane families carry their label.
+    const bool per_port = &c < counter_table().data() + kCoreCounterCount ||
+                          c.name == "sync_header_error" || c.name == "unknown_block";
+    EXPECT_EQ(c.label.empty(), per_port) << c.name;
+  }
+  EXPECT_EQ(counter_count(), kCoreCounterCount + 64 + 2 + 36);
+}
+
+TEST(SchemaCounters, EveryFieldFeedsExactlyOneCounter) {
+  std::map<std::pair<size_t, bool>, int> fed;
+  for (const AttributeInfo& a : all_attributes()) {
+    const auto fields = fields_of(a.id);
+    const auto sinks = sinks_of(a.id);
+    ASSERT_EQ(sinks.size(), fields.size()) << a.name;
+    for (size_t i = 0; i < fields.size(); ++i) {
+      const size_t index = sinks[i].counter;
+      ASSERT_LT(index, counter_count());
+      const Field& source = sinks[i].wide ? *wide_source(index) : narrow_source(index);
+      EXPECT_EQ(source.attribute, a.id);
+      EXPECT_EQ(source.name, fields[i].name);
+      const std::pair<size_t, bool> key{index, sinks[i].wide};
+      EXPECT_EQ(++fed[key], 1) << fields[i].name;
+    }
+  }
+  EXPECT_EQ(fed.size(), all_fields().size());
+}
+
+TEST(SchemaCounters, PairsTheNarrowAndThe64BitCopies) {
+  const auto index = [](CounterId id) { return index_of(id); };
+  EXPECT_EQ(narrow_source(index(CounterId::kXmitData)).width, 32);
+  EXPECT_EQ(wide_source(index(CounterId::kXmitData))->width, 64);
+  EXPECT_EQ(wide_source(index(CounterId::kXmitData))->attribute, Attribute::kPortCountersExtended);
+  EXPECT_EQ(narrow_source(index(CounterId::kSymbolError)).width, 16);
+  EXPECT_EQ(wide_source(index(CounterId::kSymbolError))->select, SelectMask::kCounterSelect2);
+  EXPECT_EQ(narrow_source(index(CounterId::kQp1Dropped)).bit_offset, 160);  // not libibmad's
+  EXPECT_FALSE(wide_source(index(CounterId::kUnicastXmitPackets)));
+  EXPECT_EQ(narrow_source(index(CounterId::kUnicastXmitPackets)).width, 64);
+  EXPECT_FALSE(wide_source(index(CounterId::kXmitFlowPackets)));
+  EXPECT_FALSE(wide_source(index(CounterId::kLocalPhysicalErrors)));
+}
+
+TEST(SchemaCounters, IbIfPortStatColumnsAreTheDraftsFourteen) {
+  std::map<int, std::string_view> columns;
+  for (const Counter& c : counter_table()) {
+    if (c.mib.table == MibTable::kIbIfPortStat) columns[c.mib.column] = c.field;
+  }
+  const std::map<int, std::string_view> draft = {{1, "SymbolErrorCounter"},
+                                                 {2, "LinkErrorRecoveryCounter"},
+                                                 {3, "LinkDownedCounter"},
+                                                 {4, "PortLocalPhysicalErrors"},
+                                                 {5, "PortMalformedPktErrors"},
+                                                 {6, "PortRcvRemotePhysicalErrors"},
+                                                 {7, "PortRcvConstraintErrors"},
+                                                 {8, "PortInactiveDiscards"},
+                                                 {9, "PortNeighborMTUDiscards"},
+                                                 {10, "PortSwLifetimeLimitDiscards"},
+                                                 {11, "PortSwHOQLifetimeLimitDiscards"},
+                                                 {12, "LocalLinkIntegrityErrors"},
+                                                 {13, "ExcessiveBufferOverrunErrors"},
+                                                 {14, "VL15Dropped"}};
+  EXPECT_EQ(columns, draft);
+}
+
+TEST(SchemaCounters, DerivedValuesMapToIfMibColumns) {
+  EXPECT_EQ(derived(DerivedId::kIfInOctets).name, "if_in_octets");
+  EXPECT_EQ(derived(DerivedId::kIfInOctets).mib.table, MibTable::kIfXTable);
+  EXPECT_EQ(derived(DerivedId::kIfInOctets).mib.column, 6);
+  EXPECT_EQ(derived(DerivedId::kIfOutMulticastPkts).mib.column, 12);
+  EXPECT_EQ(derived(DerivedId::kIfInDiscards).mib.table, MibTable::kIfTable);
+  EXPECT_EQ(derived(DerivedId::kIfInDiscards).mib.column, 13);
+  EXPECT_EQ(derived(DerivedId::kIfOutDiscards).mib.column, 19);
+  EXPECT_EQ(derived(DerivedId::kIfInErrors).mib.column, 14);
+}
+
+}  // namespace
+}  // namespace ibpulse::schema
