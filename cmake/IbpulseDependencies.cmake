@@ -15,6 +15,7 @@ find_package(Boost 1.74 REQUIRED)
 
 if(IBPULSE_BUILD_TESTS)
   find_package(GTest REQUIRED)
+  find_package(rapidcheck REQUIRED)  # property-based tests of the converters
 endif()
 if(IBPULSE_BUILD_BENCHMARKS)
   find_package(benchmark REQUIRED)

@@ -2,6 +2,8 @@
 
 #include <cassert>
 
+#include "ibpulse/schema/counters.h"
+
 namespace ibpulse::collector {
 
 PmaCapabilities decode_class_port_info(std::span<const uint8_t> data) {
@@ -51,6 +53,20 @@ uint64_t advertised_fields(schema::Attribute attribute, const PmaCapabilities* c
     const bool ok = caps ? supports(*caps, fields[i])
                          : fields[i].requires_capability == schema::Requires::kNothing;
     if (ok) mask |= uint64_t{1} << i;
+  }
+  return mask;
+}
+
+uint64_t superseded_fields(uint64_t extended_advertised) {
+  using schema::Attribute;
+  const auto narrow = schema::sinks_of(Attribute::kPortCounters);
+  const auto wide = schema::sinks_of(Attribute::kPortCountersExtended);
+  uint64_t mask = 0;
+  for (size_t j = 0; j < wide.size(); ++j) {
+    if (!wide[j].wide || !(extended_advertised >> j & 1)) continue;
+    for (size_t i = 0; i < narrow.size(); ++i) {
+      if (narrow[i].counter == wide[j].counter) mask |= uint64_t{1} << i;
+    }
   }
   return mask;
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cassert>
 #include <map>
@@ -62,6 +63,7 @@ struct PortPlan {
   AttributeList counters, details, idle;
   // The fields of PortCounters / PortCountersExtended its node's ClassPortInfo advertises.
   uint64_t counters_advertised = 0, extended_advertised = 0;
+  uint64_t counters_superseded = 0;  // PortCounters fields read from PortCountersExtended
   const AttributeList& of(Group group) const {
     switch (group) {
       case Group::kCounters:
@@ -240,6 +242,10 @@ struct Poller::State {
           caps != capabilities.end() && caps->second ? &*caps->second : nullptr;
       plan.counters_advertised = advertised_fields(Attribute::kPortCounters, known);
       plan.extended_advertised = advertised_fields(Attribute::kPortCountersExtended, known);
+      const bool reads_extended =
+          std::find(plan.counters.begin(), plan.counters.end(), Attribute::kPortCountersExtended) !=
+          plan.counters.end();
+      plan.counters_superseded = reads_extended ? superseded_fields(plan.extended_advertised) : 0;
     }
   }
 
@@ -389,6 +395,8 @@ struct Poller::State {
     if (c.failure == MadFailure::kNone) {
       decode_fields(ctx.attribute, c.data, s);
       s.advertised = advertised(ctx);
+      if (ctx.attribute == Attribute::kPortCounters && ctx.index < plans.size())
+        s.superseded = plans[ctx.index].counters_superseded;
     }
     if (c.failure == MadFailure::kStatus && ctx.attribute != Attribute::kPortCounters) {
       if (unsupported[ctx.port.node_guid].insert(ctx.attribute).second) {

@@ -55,11 +55,21 @@ struct RawSample {
   // Bit i: the port's PMA advertises field i (ClassPortInfo), so values[i] means something.
   // A field it does not advertise reads as whatever the device leaves there, often 0.
   uint64_t advertised = 0;
+  // Bit i: this port reads field i's 64-bit copy from PortCountersExtended, so this narrow
+  // copy is not the counter's source (set on PortCounters samples only).
+  uint64_t superseded = 0;
+  // Bit i: field i was cleared by our Set; the sample is the Set's response, the value after
+  // the clear (a new baseline, not a reading to add).
+  uint64_t cleared = 0;
 };
 
 // The advertised-fields mask of `attribute` for a node with `caps` (null: not known, so only
 // the fields that need no capability).
 uint64_t advertised_fields(schema::Attribute attribute, const PmaCapabilities* caps);
+
+// The PortCounters fields whose 64-bit copy is among `extended_advertised` (a
+// PortCountersExtended advertised-fields mask): a port reading both gets RawSample::superseded.
+uint64_t superseded_fields(uint64_t extended_advertised);
 
 // Decodes every schema field of `attribute` from attribute data into `sample`.
 void decode_fields(schema::Attribute attribute, std::span<const uint8_t> data, RawSample& sample);

@@ -1,0 +1,51 @@
+#pragma once
+// Turns raw PMA readings of one counter into an exact, monotonic 64-bit total.
+//
+// IB counters are 2 to 64 bits wide and latch at all ones instead of wrapping; other managers
+// may clear them; a port may move between its narrow (PortCounters) and its 64-bit
+// (PortCountersExtended) copy. The rules, from the converters' contract (docs/converters.md):
+// - the total starts at the first raw reading (scaled), then grows by deltas;
+// - a reading at all ones of a narrow counter is latched: the delta up to the latch counts,
+//   the interval is lossy (counts after the latch are gone) and the counter is saturated;
+// - a reading below the previous one that we did not cause is a foreign clear: the counter
+//   restarted from 0, so the delta is the new reading;
+// - a change of source is a discontinuity: the new reading becomes the baseline, no jump;
+// - after our own clear the Set's response is the new baseline: nothing is re-added.
+//
+// Thread safety: plain data; one converter thread owns each state.
+
+#include <cstdint>
+
+namespace ibpulse::converters {
+
+enum class Source : uint8_t { kNone, kNarrow, kWide };
+
+struct CounterState {
+  uint64_t total = 0;     // scaled to the counter's unit
+  uint64_t last_raw = 0;  // the previous reading, raw
+  Source source = Source::kNone;
+  bool saturated = false;  // the last narrow reading was at all ones
+};
+
+struct Reading {
+  uint64_t raw = 0;
+  uint8_t width = 64;  // bits
+  uint8_t scale = 1;   // raw x scale = value in the counter's unit
+  Source source = Source::kNarrow;
+};
+
+// What one reading did, for the converter's statistics and events.
+struct Outcome {
+  uint64_t delta = 0;  // added to the total, scaled
+  bool first = false;
+  bool lossy = false;          // latched: counts after the latch were lost
+  bool foreign_clear = false;  // below the previous reading and not our clear
+  bool source_switch = false;  // narrow <-> 64-bit: a discontinuity
+};
+
+Outcome accumulate(CounterState& state, const Reading& reading);
+
+// Our own clear succeeded: `after` (from the Set's response) is the new baseline.
+void rebase(CounterState& state, const Reading& after);
+
+}  // namespace ibpulse::converters

@@ -1,0 +1,30 @@
+#pragma once
+// IF-MIB values from InfiniBand counters: the mapping of the IB-IF-MIB draft
+// (draft-ietf-ipoib-ibif-mib-00, section 2.4) with POH = 4 and SLP = 8, and link rates.
+//
+// Thread safety: pure functions.
+
+#include <array>
+#include <cstdint>
+
+#include "ibpulse/collector/topology.h"
+#include "ibpulse/schema/counters.h"
+
+namespace ibpulse::converters {
+
+inline constexpr uint64_t kPacketOverhead = 4;  // POH: octets per packet beyond its data
+inline constexpr uint64_t kSlpOctets = 8;       // SLP: octets per flow control packet
+
+using CoreTotals = std::array<uint64_t, schema::kCoreCounterCount>;
+using DerivedTotals = std::array<uint64_t, schema::kDerivedCount>;
+
+// `totals` are scaled (data counters in octets). `ietf_extended`: the port has the IETF
+// extended counters (ClassPortInfo CapabilityMask 0x200), so unicast and multicast packets are
+// counted apart; otherwise every packet is unicast, as the draft says.
+DerivedTotals if_mib_values(const CoreTotals& totals, bool ietf_extended);
+
+// Data rate of an active link in bits/s: lanes x lane data rate (after encoding); 0 when the
+// width or speed is unknown.
+uint64_t link_bits_per_second(const collector::LinkState& link);
+
+}  // namespace ibpulse::converters

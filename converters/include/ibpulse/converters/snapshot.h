@@ -1,0 +1,78 @@
+#pragma once
+// What exporters read: an immutable picture of every port's counters, derived IF-MIB values,
+// rates and state, published by the converter with an atomic pointer swap. Readers never
+// block the converter and never see a half-updated port.
+//
+// Thread safety: a FabricSnapshot is immutable once published; SnapshotStore is thread-safe.
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "ibpulse/collector/topology.h"
+#include "ibpulse/converters/if_mib.h"
+
+namespace ibpulse::converters {
+
+using Clock = std::chrono::steady_clock;
+
+struct PortSnapshot {
+  collector::PortKey key;
+  CoreTotals totals{};                                   // scaled: octets, packets, events
+  std::array<float, schema::kCoreCounterCount> rates{};  // per second, same units
+  DerivedTotals derived{};                               // IF-MIB values (schema::DerivedId)
+  uint64_t present = 0;        // bit per core counter: read at least once from an advertised source
+  uint64_t saturated = 0;      // bit per core counter: its narrow copy is latched at all ones
+  bool ietf_extended = false;  // unicast/multicast counted apart (CapabilityMask 0x200)
+  bool flow_control_counted = false;  // PortFlowCtlCounters read: the octet sums include SLPs
+  bool in_topology = true;            // false: the port vanished from discovery
+  float utilisation_in = 0, utilisation_out = 0;  // of the active link's data rate, 0..1
+  Clock::time_point last_read{};                  // last successful reading (epoch: never)
+  Clock::time_point discontinuity{};  // last foreign clear or source switch (epoch: none)
+  uint64_t lossy_intervals = 0, foreign_clears = 0, own_clears = 0, source_switches = 0;
+  // Totals of the per-VL / per-lane counters (index - kCoreCounterCount), or null if never read.
+  std::shared_ptr<const std::vector<uint64_t>> extra;
+
+  bool has(schema::CounterId id) const { return present >> schema::index_of(id) & 1; }
+  uint64_t total(schema::CounterId id) const { return totals[schema::index_of(id)]; }
+  uint64_t value(schema::DerivedId id) const { return derived[static_cast<size_t>(id)]; }
+};
+
+struct ConverterStats {
+  uint64_t samples = 0, failed_samples = 0;
+  uint64_t lossy_intervals = 0;  // a narrow counter was found latched
+  uint64_t foreign_clears = 0;   // readings below the previous one we did not cause
+  uint64_t source_switches = 0;  // narrow <-> 64-bit
+  uint64_t own_clears = 0;       // counters our Sets cleared
+  uint64_t own_clears_failed = 0;
+  uint64_t clear_requests = 0, clear_requests_dropped = 0;
+  uint64_t clear_window_lost_max = 0;  // upper bound of counts lost between read and clear
+  double clear_window_seconds = 0;     // summed time between the read and the clear
+};
+
+struct FabricSnapshot {
+  std::vector<PortSnapshot> ports;  // sorted by key
+  std::shared_ptr<const collector::Topology> topology;
+  ConverterStats stats;
+  Clock::time_point published{};
+
+  const PortSnapshot* find(collector::PortKey key) const;
+};
+
+class SnapshotStore {
+ public:
+  void publish(std::shared_ptr<const FabricSnapshot> snapshot) {
+    current_.store(std::move(snapshot), std::memory_order_release);
+  }
+  std::shared_ptr<const FabricSnapshot> load() const {
+    return current_.load(std::memory_order_acquire);
+  }
+
+ private:
+  std::atomic<std::shared_ptr<const FabricSnapshot>> current_;
+};
+
+}  // namespace ibpulse::converters

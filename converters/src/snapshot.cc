@@ -1,0 +1,86 @@
+#include "ibpulse/converters/snapshot.h"
+
+#include <algorithm>
+
+#include "ibpulse/converters/converter.h"
+
+namespace ibpulse::converters {
+namespace {
+
+using schema::CounterId;
+
+void fill(PortSnapshot& out, const Converter::PortState& p) {
+  for (size_t c = 0; c < schema::kCoreCounterCount; ++c) {
+    out.totals[c] = p.core[c].total;
+    if (p.core[c].saturated) out.saturated |= uint64_t{1} << c;
+  }
+  out.rates = p.rates;
+  out.present = p.present;
+  out.ietf_extended = p.ietf_extended;
+  out.flow_control_counted = p.flow_control_counted;
+  out.last_read = p.last_read_any;
+  out.discontinuity = p.discontinuity;
+  out.lossy_intervals = p.lossy_intervals;
+  out.foreign_clears = p.foreign_clears;
+  out.own_clears = p.own_clears;
+  out.source_switches = p.source_switches;
+  out.extra = p.extra_totals;
+  out.derived = if_mib_values(out.totals, out.ietf_extended);
+}
+
+void set_utilisation(PortSnapshot& out, const collector::LinkState& link) {
+  const uint64_t bps = link_bits_per_second(link);
+  if (bps == 0) return;
+  const auto rate = [&](CounterId id) { return out.rates[schema::index_of(id)]; };
+  out.utilisation_in =
+      static_cast<float>(rate(CounterId::kRcvData) * 8.0 / static_cast<double>(bps));
+  out.utilisation_out =
+      static_cast<float>(rate(CounterId::kXmitData) * 8.0 / static_cast<double>(bps));
+}
+
+}  // namespace
+
+const PortSnapshot* FabricSnapshot::find(collector::PortKey key) const {
+  const auto it =
+      std::lower_bound(ports.begin(), ports.end(), key,
+                       [](const PortSnapshot& p, collector::PortKey k) { return p.key < k; });
+  return it != ports.end() && it->key == key ? &*it : nullptr;
+}
+
+std::shared_ptr<const FabricSnapshot> Converter::snapshot(Clock::time_point now) const {
+  auto snap = std::make_shared<FabricSnapshot>();
+  snap->topology = topology_;
+  snap->stats = stats_;
+  snap->published = now;
+  const size_t known = topology_ ? topology_->ports.size() : 0;
+  snap->ports.reserve(std::max(known, ports_.size()));
+  std::vector<bool> reported(ports_.size(), false);
+  if (topology_) {
+    for (const collector::Port& port : topology_->ports) {
+      PortSnapshot& out = snap->ports.emplace_back();
+      out.key = port.key;
+      if (const auto it = index_.find(port.key); it != index_.end()) {
+        fill(out, ports_[it->second]);
+        reported[it->second] = true;
+      }
+      set_utilisation(out, port.link);
+    }
+  }
+  // Ports read before but gone from discovery: still reported (notPresent) with their totals.
+  bool appended = false;
+  for (size_t i = 0; i < ports_.size(); ++i) {
+    if (reported[i]) continue;
+    PortSnapshot& out = snap->ports.emplace_back();
+    out.key = keys_[i];
+    out.in_topology = false;
+    fill(out, ports_[i]);
+    appended = true;
+  }
+  if (appended) {
+    std::sort(snap->ports.begin(), snap->ports.end(),
+              [](const PortSnapshot& a, const PortSnapshot& b) { return a.key < b.key; });
+  }
+  return snap;
+}
+
+}  // namespace ibpulse::converters

@@ -1,0 +1,240 @@
+// The converter on hand-built samples: source choice, advertised fields, threshold clears
+// through the ring, own-clear baselines, foreign clears, snapshots.
+#include "ibpulse/converters/converter.h"
+
+#include <gtest/gtest.h>
+
+#include <string_view>
+
+namespace ibpulse::converters {
+namespace {
+
+using collector::ClearRequest;
+using collector::ClearRing;
+using collector::MadFailure;
+using collector::PortKey;
+using collector::RawSample;
+using schema::Attribute;
+using schema::CounterId;
+using namespace std::chrono_literals;
+
+const PortKey kPort{0x0002c90300000001ull, 1};
+const Clock::time_point t0 = Clock::time_point{} + 1h;
+
+size_t field(Attribute a, std::string_view name) {
+  const auto fields = schema::fields_of(a);
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (fields[i].name == name) return i;
+  }
+  ADD_FAILURE() << name;
+  return 0;
+}
+
+uint64_t bit(Attribute a, std::string_view name) {
+  return uint64_t{1} << field(a, name);
+}
+
+RawSample sample(Attribute a, Clock::time_point at) {
+  RawSample s;
+  s.port = kPort;
+  s.attribute = a;
+  s.received = at;
+  s.field_count = static_cast<uint8_t>(schema::fields_of(a).size());
+  s.advertised = (uint64_t{1} << s.field_count) - 1;
+  return s;
+}
+
+RawSample counters(Clock::time_point at, uint64_t symbol_errors, uint64_t xmit_data) {
+  RawSample s = sample(Attribute::kPortCounters, at);
+  s.values[field(Attribute::kPortCounters, "SymbolErrorCounter")] = symbol_errors;
+  s.values[field(Attribute::kPortCounters, "PortXmitData")] = xmit_data;
+  return s;
+}
+
+uint64_t total(const Converter& c, CounterId id) {
+  return c.state(kPort)->core[schema::index_of(id)].total;
+}
+
+TEST(Converter, FirstReadingIsTheRawValueScaled) {
+  Converter c({});
+  c.apply(counters(t0, 7, 1000));
+  EXPECT_EQ(total(c, CounterId::kSymbolError), 7u);
+  EXPECT_EQ(total(c, CounterId::kXmitData), 4000u);
+}
+
+TEST(Converter, SupersededNarrowCopiesAreIgnored) {
+  Converter c({});
+  RawSample narrow = counters(t0, 0, 1000);
+  RawSample wide = sample(Attribute::kPortCountersExtended, t0);
+  narrow.superseded = collector::superseded_fields(wide.advertised);
+  EXPECT_NE(narrow.superseded & bit(Attribute::kPortCounters, "PortXmitData"), 0u);
+  EXPECT_NE(narrow.superseded & bit(Attribute::kPortCounters, "SymbolErrorCounter"), 0u);
+  wide.values[field(Attribute::kPortCountersExtended, "PortXmitData")] = 5'000'000'000ull;
+  c.apply(narrow);
+  c.apply(wide);
+  narrow.received = wide.received = t0 + 1s;
+  narrow.values[field(Attribute::kPortCounters, "PortXmitData")] = 0xffffffff;  // latched
+  wide.values[field(Attribute::kPortCountersExtended, "PortXmitData")] = 5'000'000'100ull;
+  c.apply(narrow);
+  c.apply(wide);
+  EXPECT_EQ(total(c, CounterId::kXmitData), 20'000'000'400ull);
+  EXPECT_EQ(c.stats().source_switches, 0u);
+  EXPECT_EQ(c.stats().lossy_intervals, 0u);
+  EXPECT_FLOAT_EQ(c.state(kPort)->rates[schema::index_of(CounterId::kXmitData)], 400.0f);
+}
+
+TEST(Converter, FieldsNotAdvertisedAreNotPresent) {
+  Converter c({});
+  RawSample s = counters(t0, 1, 1);
+  s.advertised &= ~bit(Attribute::kPortCounters, "PortXmitWait");
+  c.apply(s);
+  const auto snap = c.snapshot(t0);
+  ASSERT_EQ(snap->ports.size(), 1u);
+  EXPECT_TRUE(snap->ports[0].has(CounterId::kSymbolError));
+  EXPECT_FALSE(snap->ports[0].has(CounterId::kXmitWait));
+  EXPECT_FALSE(snap->ports[0].in_topology);
+}
+
+TEST(Converter, NeverPolicyAsksNoClear) {
+  ClearRing ring(16);
+  Converter c({}, &ring);
+  c.apply(counters(t0, 65535, 0xffffffff));
+  EXPECT_TRUE(ring.empty());
+  EXPECT_TRUE(c.state(kPort)->core[schema::index_of(CounterId::kSymbolError)].saturated);
+}
+
+TEST(Converter, ThresholdClearsExactlyTheFieldsNearTheirLatch) {
+  ClearRing ring(16);
+  Converter c({ClearPolicy::kThreshold}, &ring);
+  c.apply(counters(t0, 49151, 0x10));  // just below 75% of 65535
+  EXPECT_TRUE(ring.empty());
+  c.apply(counters(t0 + 1s, 50000, 0x20));
+  ClearRequest r;
+  ASSERT_TRUE(ring.pop(r));
+  EXPECT_EQ(r.port, kPort);
+  EXPECT_EQ(r.attribute, Attribute::kPortCounters);
+  EXPECT_EQ(r.fields, bit(Attribute::kPortCounters, "SymbolErrorCounter"));
+  c.apply(counters(t0 + 2s, 50001, 0x30));
+  EXPECT_TRUE(ring.empty()) << "one clear in flight at a time";
+
+  // The Set's response: the counters after the clear. Nothing is re-added.
+  RawSample response = counters(t0 + 2100ms, 0, 0x31);
+  response.cleared = r.fields;
+  c.apply(response);
+  EXPECT_EQ(total(c, CounterId::kSymbolError), 50001u);
+  c.apply(counters(t0 + 3s, 25, 0x40));
+  EXPECT_EQ(total(c, CounterId::kSymbolError), 50026u);
+  EXPECT_EQ(total(c, CounterId::kXmitData), 0x40u * 4);
+  EXPECT_EQ(c.stats().own_clears, 1u);
+  EXPECT_EQ(c.stats().foreign_clears, 0u);
+  EXPECT_GT(c.stats().clear_window_seconds, 0.0);
+}
+
+TEST(Converter, ThresholdClearsNarrowDataCountersWithoutA64BitCopy) {
+  ClearRing ring(16);
+  Converter c({ClearPolicy::kThreshold}, &ring);
+  c.apply(counters(t0, 0, 0xd0000000));
+  ClearRequest r;
+  ASSERT_TRUE(ring.pop(r));
+  EXPECT_EQ(r.fields, bit(Attribute::kPortCounters, "PortXmitData"));
+  // With the 64-bit copy read, the narrow one is superseded: no clear.
+  Converter wide({ClearPolicy::kThreshold}, &ring);
+  RawSample s = counters(t0, 0, 0xd0000000);
+  s.superseded = bit(Attribute::kPortCounters, "PortXmitData");
+  wide.apply(s);
+  EXPECT_TRUE(ring.empty());
+}
+
+TEST(Converter, ThresholdClearsFlowControlCounters) {
+  ClearRing ring(16);
+  Converter c({ClearPolicy::kThreshold}, &ring);
+  RawSample s = sample(Attribute::kPortFlowCtlCounters, t0);
+  s.values[field(Attribute::kPortFlowCtlCounters, "PortRcvFlowPkts")] = 0xf0000000;
+  c.apply(s);
+  ClearRequest r;
+  ASSERT_TRUE(ring.pop(r));
+  EXPECT_EQ(r.attribute, Attribute::kPortFlowCtlCounters);
+  EXPECT_EQ(r.fields, bit(Attribute::kPortFlowCtlCounters, "PortRcvFlowPkts"));
+}
+
+TEST(Converter, AFailedClearKeepsTheOldBaseline) {
+  ClearRing ring(16);
+  Converter c({ClearPolicy::kThreshold}, &ring);
+  c.apply(counters(t0, 50000, 0));
+  ClearRequest r;
+  ASSERT_TRUE(ring.pop(r));
+  RawSample failed = sample(Attribute::kPortCounters, t0 + 1s);
+  failed.failure = MadFailure::kTimeout;
+  failed.cleared = r.fields;
+  c.apply(failed);
+  c.apply(counters(t0 + 2s, 50100, 0));
+  EXPECT_EQ(total(c, CounterId::kSymbolError), 50100u);
+  EXPECT_EQ(c.stats().own_clears_failed, 1u);
+  ASSERT_TRUE(ring.pop(r)) << "asked again after the failure";
+}
+
+TEST(Converter, ForeignClearIsCountedAndMarksADiscontinuity) {
+  Converter c({});
+  c.apply(counters(t0, 100, 0));
+  c.apply(counters(t0 + 1s, 30, 0));
+  EXPECT_EQ(total(c, CounterId::kSymbolError), 130u);
+  EXPECT_EQ(c.state(kPort)->foreign_clears, 1u);
+  EXPECT_EQ(c.state(kPort)->discontinuity, t0 + 1s);
+}
+
+TEST(Converter, LowerExtendedReadingAfterOurClearIsOurs) {
+  // Hardware that also clears the 64-bit copies when PortCounters is cleared.
+  Converter c({});
+  RawSample wide = sample(Attribute::kPortCountersExtended, t0);
+  wide.values[field(Attribute::kPortCountersExtended, "PortXmitData")] = 1000;
+  c.apply(wide);
+  RawSample response = counters(t0 + 1s, 0, 0);
+  response.cleared = bit(Attribute::kPortCounters, "SymbolErrorCounter");
+  response.superseded = bit(Attribute::kPortCounters, "PortXmitData");
+  c.apply(response);
+  wide.received = t0 + 2s;
+  wide.values[field(Attribute::kPortCountersExtended, "PortXmitData")] = 10;
+  c.apply(wide);
+  EXPECT_EQ(total(c, CounterId::kXmitData), 4000u) << "never re-add a raw value";
+  EXPECT_EQ(c.stats().foreign_clears, 0u);
+  wide.received = t0 + 3s;
+  wide.values[field(Attribute::kPortCountersExtended, "PortXmitData")] = 5;
+  c.apply(wide);
+  EXPECT_EQ(c.stats().foreign_clears, 1u) << "only the first reading after our clear";
+}
+
+TEST(Converter, SnapshotsCarryDerivedValuesUtilisationAndSharedExtras) {
+  auto topo = std::make_shared<collector::Topology>();
+  collector::Port p;
+  p.key = kPort;
+  p.link.state = 4;
+  p.link.width_active = 2;  // 4X
+  p.link.speed_active = 1;  // SDR: 8 Gb/s
+  topo->ports.push_back(p);
+  Converter c({});
+  c.set_topology(topo);
+  c.apply(counters(t0, 0, 0));
+  c.apply(counters(t0 + 1s, 0, 250'000'000));  // 1 GB in 1 s: 8 Gb/s
+  RawSample vl = sample(Attribute::kPortVLXmitWaitCounters, t0);
+  vl.values[3] = 77;
+  c.apply(vl);
+  const auto first = c.snapshot(t0 + 1s);
+  const PortSnapshot* s = first->find(kPort);
+  ASSERT_NE(s, nullptr);
+  EXPECT_TRUE(s->in_topology);
+  EXPECT_FLOAT_EQ(s->utilisation_out, 1.0f);
+  EXPECT_EQ(s->value(schema::DerivedId::kIfOutOctets), 1'000'000'000u);
+  ASSERT_TRUE(s->extra);
+  const size_t vl3 = field(Attribute::kPortVLXmitWaitCounters, "PortVLXmitWait3");
+  const size_t index =
+      schema::sinks_of(Attribute::kPortVLXmitWaitCounters)[vl3].counter - schema::kCoreCounterCount;
+  EXPECT_EQ((*s->extra)[index], 77u);
+  vl.received = t0 + 2s;
+  vl.values[3] = 80;
+  c.apply(vl);
+  EXPECT_EQ((*first->find(kPort)->extra)[index], 77u) << "published snapshots never change";
+  EXPECT_EQ((*c.snapshot(t0 + 2s)->find(kPort)->extra)[index], 80u);
+}
+
+}  // namespace
+}  // namespace ibpulse::converters
