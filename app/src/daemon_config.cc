@@ -220,6 +220,35 @@ const std::vector<KeyDef>& key_defs() {
        duration(IBPULSE_FIELD(poller.sampling.every))},
       {{"sampling.take-over", "Sample ports another manager is sampling", "false"},
        boolean(IBPULSE_FIELD(poller.sampling.take_over))},
+      {{"counters.clear-policy",
+        "never: leave hardware counters alone (other tools see them); threshold: clear a narrow "
+        "counter without a 64-bit copy at counters.clear-threshold of its range",
+        "never"},
+       [](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
+         if (auto one = one_value(v); !one) return one;
+         if (v[0] == "never") {
+           c.converter.clear_policy = converters::ClearPolicy::kNever;
+         } else if (v[0] == "threshold") {
+           c.converter.clear_policy = converters::ClearPolicy::kThreshold;
+         } else {
+           return Err("expected never or threshold, got '{}'", v[0]);
+         }
+         return Ok{};
+       }},
+      {{"counters.clear-threshold", "Fraction of a narrow counter's range that triggers a clear",
+        "0.75"},
+       [](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
+         if (auto one = one_value(v); !one) return one;
+         char* end = nullptr;
+         const double f = std::strtod(v[0].c_str(), &end);
+         if (v[0].empty() || *end != '\0' || !(f >= 0.1 && f <= 0.99)) {
+           return Err("expected a fraction from 0.1 to 0.99, got '{}'", v[0]);
+         }
+         c.converter.clear_fraction = f;
+         return Ok{};
+       }},
+      {{"counters.publish-interval", "Time between snapshots the exporters read", "1s"},
+       duration(IBPULSE_FIELD(publish_interval))},
       {{"collector.ring-size", "Samples buffered between poller and converters", "65536"},
        number(1024, 1u << 24, IBPULSE_FIELD(ring_size))},
   };

@@ -12,11 +12,14 @@
 
 #include "ibpulse/base/result.h"
 #include "ibpulse/collector/poller.h"
+#include "ibpulse/converters/converter.h"
 
 namespace ibpulse::cli {
 
 struct DaemonConfig {
   collector::PollerOptions poller;
+  converters::ConverterOptions converter;
+  std::chrono::milliseconds publish_interval{1000};
   std::string node_name_map;
   size_t ring_size = 65536;
 };

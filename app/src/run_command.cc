@@ -7,6 +7,7 @@
 
 #include "cli_support.h"
 #include "commands.h"
+#include "convert_loop.h"
 #include "daemon_config.h"
 #include "ibpulse/collector/environment.h"
 #include "ibpulse/collector/poller.h"
@@ -88,23 +89,18 @@ int run_daemon(const RunArgs& a) {
 
   collector::SampleRing ring(config->ring_size);
   std::atomic<bool> stop_all{false};
-  std::atomic<uint64_t> consumed{0};
-  // Until the converters take this end of the ring, samples are counted and let go (and
-  // shown at trace level, to see what the poller reads).
-  std::thread consumer([&] {
-    collector::RawSample s;
-    while (!stop_all.load()) {
-      while (ring.pop(s)) {
-        consumed.fetch_add(1, std::memory_order_relaxed);
-        if (spdlog::should_log(spdlog::level::trace)) log_sample(s);
-      }
-      std::this_thread::sleep_for(10ms);
-    }
-  });
+  collector::ClearRing clears(4096);
+  converters::SnapshotStore snapshots;
+  ConvertLoop converter(*config, ring, clears, snapshots, log_sample);
+  std::atomic<bool> stop_converter{false};
+  std::thread convert_thread([&] { converter.run(stop_converter); });
 
   std::atomic<uint64_t> sweeps{0};
   collector::PollerEvents events;
-  events.discovered = log_changes;
+  events.discovered = [&](const collector::Topology& t, const collector::TopologyChanges& c) {
+    log_changes(t, c);
+    converter.set_topology(t);
+  };
   events.warning = [](const std::string& text) { spdlog::warn("{}", text); };
   events.sampled = [](collector::PortKey port, const collector::SampleResult& r,
                       const collector::SampleRequest& request) {
@@ -121,7 +117,8 @@ int run_daemon(const RunArgs& a) {
     spdlog::debug("event=sample node_guid={} port={} outcome=done tag=0x{:04x} interval={}{}",
                   guid_string(port.node_guid), port.port, r.tag, r.interval, values);
   };
-  events.port_changed = [](const collector::Port& p, const collector::LinkState& before) {
+  events.port_changed = [&](const collector::Port& p, const collector::LinkState& before) {
+    converter.update_port(p);
     spdlog::log(p.active() ? spdlog::level::info : spdlog::level::warn,
                 "event=port_state_changed node_guid={} port={} state_before={} state={} "
                 "phys_state={} width_before={} width={} speed_before={} speed={}",
@@ -144,7 +141,7 @@ int run_daemon(const RunArgs& a) {
     }
     sweeps.fetch_add(1);
   };
-  collector::Poller poller(config->poller, ring, events);
+  collector::Poller poller(config->poller, ring, events, &clears);
   std::atomic<bool> stop_poller{false};
   Status result = Ok{};
   std::thread io([&] {
@@ -179,17 +176,23 @@ int run_daemon(const RunArgs& a) {
   stop_poller.store(true);
   io.join();
   stop_all.store(true);
-  consumer.join();
+  stop_converter.store(true);
+  convert_thread.join();
+  converter.log_totals();
   const auto st = poller.stats();
+  const auto cs = converter.stats();
   spdlog::info(
-      "event=stopped sweeps={} samples={} consumed={} ring_drops={} late_reads={} mad_sent={} "
+      "event=stopped sweeps={} samples={} converted={} ring_drops={} late_reads={} mad_sent={} "
       "mad_answered={} "
       "mad_timeouts={} mad_unreachable={} mad_retried={} failed_timeout={} failed_unreachable={} "
-      "failed_status={} port_info_reads={} port_info_failures={} port_changes={}",
-      st.sweeps, st.samples, consumed.load(), st.ring_drops, st.late_reads, st.mad.sent,
-      st.mad.answered, st.mad.attempt_timeouts, st.mad.attempt_unreachable, st.mad.retried,
-      st.mad.failed_timeout, st.mad.failed_unreachable, st.mad.failed_status, st.port_info_reads,
-      st.port_info_failures, st.port_changes);
+      "failed_status={} port_info_reads={} port_info_failures={} port_changes={} clears_sent={} "
+      "own_clears={} own_clears_failed={} foreign_clears={} lossy_intervals={} source_switches={} "
+      "clear_window_seconds={:.6f} clear_window_lost_max={}",
+      st.sweeps, st.samples, cs.samples, st.ring_drops, st.late_reads, st.mad.sent, st.mad.answered,
+      st.mad.attempt_timeouts, st.mad.attempt_unreachable, st.mad.retried, st.mad.failed_timeout,
+      st.mad.failed_unreachable, st.mad.failed_status, st.port_info_reads, st.port_info_failures,
+      st.port_changes, st.clears_sent, cs.own_clears, cs.own_clears_failed, cs.foreign_clears,
+      cs.lossy_intervals, cs.source_switches, cs.clear_window_seconds, cs.clear_window_lost_max);
   if (!result) return fail(result.error());
   return 0;
 }

@@ -1,6 +1,7 @@
 #include "ibpulse/collector/pma.h"
 
 #include <cassert>
+#include <vector>
 
 #include "ibpulse/schema/counters.h"
 
@@ -69,6 +70,34 @@ uint64_t superseded_fields(uint64_t extended_advertised) {
     }
   }
   return mask;
+}
+
+MadRequest pma_clear(schema::Attribute attribute, uint16_t lid, uint8_t port, uint32_t node,
+                     uint64_t fields, uint64_t cookie) {
+  MadRequest r = pma_get(attribute, lid, port, node, cookie);
+  r.method = MadMethod::kSet;
+  const auto all = schema::fields_of(attribute);
+  std::vector<schema::Field> selected;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (fields >> i & 1) selected.push_back(all[i]);
+  }
+  const auto masks = schema::select_masks_for(selected);
+  // CounterSelect: bytes 2-3 of every counter attribute (PortExtendedSpeedsCounters: 8 bytes
+  // at 8). CounterSelect2: byte 18 of PortCounters, bytes 4-7 of PortCountersExtended.
+  if (attribute == schema::Attribute::kPortExtendedSpeedsCounters) {
+    for (unsigned b = 0; b < 8; ++b)
+      r.data[8 + b] = static_cast<uint8_t>(masks.counter_select >> (56 - 8 * b));
+  } else {
+    r.data[2] = static_cast<uint8_t>(masks.counter_select >> 8);
+    r.data[3] = static_cast<uint8_t>(masks.counter_select);
+  }
+  if (attribute == schema::Attribute::kPortCounters) {
+    r.data[18] = static_cast<uint8_t>(masks.counter_select2);
+  } else if (attribute == schema::Attribute::kPortCountersExtended) {
+    for (unsigned b = 0; b < 4; ++b)
+      r.data[4 + b] = static_cast<uint8_t>(masks.counter_select2 >> (24 - 8 * b));
+  }
+  return r;
 }
 
 void decode_fields(schema::Attribute attribute, std::span<const uint8_t> data, RawSample& sample) {

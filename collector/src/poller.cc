@@ -33,12 +33,14 @@ struct Context {
   PortKey port;
   Attribute attribute;
   Group group;
-  uint64_t sweep;  // the counters sweep it belongs to (0: none)
-  uint32_t item;   // its scheduler item's slot, or kSamplerItem
-  uint32_t index;  // sampler MAD: index into the sampled ports; PortInfo: the port's index
+  uint64_t sweep;        // the counters sweep it belongs to (0: none)
+  uint32_t item;         // its scheduler item's slot, or kSamplerItem
+  uint32_t index;        // sampler MAD: index into the sampled ports; others: the port's index
+  uint64_t cleared = 0;  // kClearItem: the fields the Set clears
 };
 
 constexpr uint32_t kSamplerItem = UINT32_MAX;
+constexpr uint32_t kClearItem = UINT32_MAX - 1;  // a Set clearing counters the converter asked
 
 // A port sampled on the operator's request, and its sample in progress.
 struct SampledPort {
@@ -124,6 +126,10 @@ struct Poller::State {
   std::atomic<bool> pending_work{false};  // set with pending_options / rediscover_requested
   std::vector<ItemState> items;
   std::vector<uint32_t> free_items;
+
+  ClearRing* clears = nullptr;  // requests from the converter, or none
+  std::map<std::pair<PortKey, Attribute>, uint64_t> pending_clears;  // -> fields
+  uint64_t local_clears_sent = 0;
 
   std::vector<Context> contexts;
   std::vector<uint64_t> free_contexts;
@@ -381,6 +387,7 @@ struct Poller::State {
     const Context ctx = contexts[c.cookie];
     free_contexts.push_back(c.cookie);
     if (ctx.item == kSamplerItem) return sample_reply(ctx, c);
+    if (ctx.item == kClearItem) return clear_reply(ctx, c);
     if (--items[ctx.item].pending == 0) {
       free_items.push_back(ctx.item);
       item_done(items[ctx.item].item);
@@ -415,6 +422,7 @@ struct Poller::State {
     // Counted locally and published once per loop turn: no lock per MAD on the hot path.
     ++local_samples;
     if (!ring.push(s)) ++local_drops;
+    if (!pending_clears.empty() && c.failure == MadFailure::kNone) clear_after_read(ctx);
     if (ctx.attribute == Attribute::kPortCounters)
       finish_sweep_item(ctx, c.failure == MadFailure::kNone);
   }
@@ -473,6 +481,46 @@ struct Poller::State {
     return advertised_fields(ctx.attribute, nullptr);  // the rest need no capability bit
   }
 
+  // A clear goes out right after a read of the same attribute: the counts in between, which
+  // the clear loses, are as few as the fabric allows (the converter reports the window).
+  void clear_after_read(const Context& ctx) {
+    const auto it = pending_clears.find({ctx.port, ctx.attribute});
+    if (it == pending_clears.end() || ctx.index >= topology.ports.size()) return;
+    const Port& port = topology.ports[ctx.index];
+    Context set = ctx;
+    set.item = kClearItem;
+    set.cleared = it->second;
+    pending_clears.erase(it);
+    engine->submit(pma_clear(ctx.attribute, port.lid, port.key.port, plans[ctx.index].node,
+                             set.cleared, new_context(set)));
+    ++local_clears_sent;
+  }
+
+  void clear_reply(const Context& ctx, const MadCompletion& c) {
+    RawSample s;
+    s.port = ctx.port;
+    s.attribute = ctx.attribute;
+    s.received = c.received;
+    s.failure = c.failure;
+    s.mad_status = c.mad_status;
+    s.cleared = ctx.cleared;
+    if (c.failure == MadFailure::kNone) {
+      decode_fields(ctx.attribute, c.data, s);
+      s.advertised = advertised(ctx);
+      if (ctx.attribute == Attribute::kPortCounters && ctx.index < plans.size())
+        s.superseded = plans[ctx.index].counters_superseded;
+    }
+    ++local_samples;
+    if (!ring.push(s)) ++local_drops;
+  }
+
+  void take_clear_requests() {
+    if (clears == nullptr) return;
+    ClearRequest r;
+    while (clears->pop(r))
+      pending_clears[{r.port, r.attribute}] |= r.fields;
+  }
+
   void sample_reply(const Context& ctx, const MadCompletion& c) {
     if (ctx.index >= sampled.size() || !sampled[ctx.index].session) return;  // reconfigured
     SampledPort& sp = sampled[ctx.index];
@@ -503,6 +551,7 @@ struct Poller::State {
     std::lock_guard lock(mutex);
     stats.mad = engine->stats();
     stats.samples = local_samples;
+    stats.clears_sent = local_clears_sent;
     stats.ring_drops = local_drops;
     stats.late_reads = local_late;
     stats.port_info_reads = local_port_info_reads;
@@ -546,6 +595,7 @@ struct Poller::State {
         enable_smp();
         now = Clock::now();
       }
+      take_clear_requests();
       due_items.clear();
       scheduler.take_due(now, due_items);
       for (const auto& item : due_items)
@@ -571,8 +621,10 @@ struct Poller::State {
   }
 };
 
-Poller::Poller(PollerOptions options, SampleRing& ring, PollerEvents events)
-    : state_(std::make_unique<State>(std::move(options), ring, std::move(events))) {}
+Poller::Poller(PollerOptions options, SampleRing& ring, PollerEvents events, ClearRing* clears)
+    : state_(std::make_unique<State>(std::move(options), ring, std::move(events))) {
+  state_->clears = clears;
+}
 
 Poller::~Poller() = default;
 

@@ -233,5 +233,73 @@ TEST(Daemon, ALidChangeIsFollowed) {
   EXPECT_EQ(fabric().sim("lid", {"Hca3[1]", std::to_string(old_lid)}).exit_code, 0);
 }
 
+namespace converters_on_the_fabric {
+
+std::string total_line(const std::string& node, unsigned port, const std::string& counter) {
+  return "event=port_total node_guid=" + guid_text(fabric().port(node, port).node_guid) +
+         " port=" + std::to_string(port) + " counter=" + counter + " total=";
+}
+
+uint64_t total_in(const std::string& log, const std::string& line) {
+  const auto at = log.rfind(line);
+  if (at == std::string::npos) return UINT64_MAX;
+  return std::stoull(log.substr(at + line.size()));
+}
+
+TEST(Daemon, ThresholdClearsExactlyTheCounterNearItsLatchAndLosesNothing) {
+  // ibsim's PMA has no 64-bit error counters (CapabilityMask2 = 0): errors are 16/8-bit only.
+  fabric().set("PerformanceSet \"Hca4\"[1] PortCounters.SymbolErrorCounter=60000");
+  fabric().set("PerformanceSet \"Hca4\"[1] PortCounters.LinkDownedCounter=5");
+  fabric().set("PerformanceSet \"Hca4\"[1] PortCounters.PortRcvErrors=100");
+  Daemon d({"--poll.counters-interval", "300ms", "--counters.clear-policy", "threshold",
+            "--log.level", "trace"});
+  const std::string cleared =
+      "event=counters_cleared node_guid=" + guid_text(fabric().port("Hca4", 1).node_guid) +
+      " port=1 attribute=PortCounters fields=SymbolErrorCounter ";
+  ASSERT_TRUE(d.wait_for(cleared, 10s)) << d.log();
+  // Exactly its CounterSelect bit: the other counters keep their values.
+  EXPECT_EQ(fabric().perfquery("Hca4", 1, "SymbolErrorCounter"), 0u);
+  EXPECT_EQ(fabric().perfquery("Hca4", 1, "LinkDownedCounter"), 5u);
+  EXPECT_EQ(fabric().perfquery("Hca4", 1, "PortRcvErrors"), 100u);
+  // Driven on past where the 16-bit counter would have latched: 60000 + 10000 = 70000.
+  fabric().set("PerformanceSet \"Hca4\"[1] PortCounters.SymbolErrorCounter=10000");
+  std::this_thread::sleep_for(1s);
+  d.signal(SIGTERM);
+  ASSERT_TRUE(d.wait_for("event=stopped", 5s)) << d.log();
+  const std::string log = d.log();
+  EXPECT_EQ(total_in(log, total_line("Hca4", 1, "symbol_error")), 70000u) << log;
+  EXPECT_EQ(total_in(log, total_line("Hca4", 1, "link_downed")), 5u);
+  EXPECT_EQ(total_in(log, total_line("Hca4", 1, "rcv_errors")), 100u);
+  EXPECT_EQ(count(log, "event=counters_cleared"), 1u) << log;
+  EXPECT_NE(log.find("own_clears=1 own_clears_failed=0 foreign_clears=0"), std::string::npos);
+  fabric().set("PerformanceSet \"Hca4\"[1] PortCounters.LinkDownedCounter=0");
+  fabric().set("PerformanceSet \"Hca4\"[1] PortCounters.PortRcvErrors=0");
+  fabric().set("PerformanceSet \"Hca4\"[1] PortCounters.SymbolErrorCounter=0");
+}
+
+TEST(Daemon, NeverPolicyLeavesLatchedCountersAloneAndSeesForeignClears) {
+  fabric().set("PerformanceSet \"Hca3\"[1] PortCounters.SymbolErrorCounter=65535");
+  Daemon d({"--poll.counters-interval", "300ms", "--log.level", "trace"});
+  ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+  std::this_thread::sleep_for(700ms);
+  EXPECT_EQ(fabric().perfquery("Hca3", 1, "SymbolErrorCounter"), 65535u) << "never cleared";
+  // perfquery -R style: another tool clears it; what it counts afterwards adds on.
+  fabric().set("PerformanceSet \"Hca3\"[1] PortCounters.SymbolErrorCounter=7");
+  const std::string foreign =
+      "event=foreign_clear node_guid=" + guid_text(fabric().port("Hca3", 1).node_guid) +
+      " port=1 attribute=PortCounters";
+  EXPECT_TRUE(d.wait_for(foreign, 5s)) << d.log();
+  d.signal(SIGTERM);
+  ASSERT_TRUE(d.wait_for("event=stopped", 5s)) << d.log();
+  const std::string log = d.log();
+  EXPECT_EQ(total_in(log, total_line("Hca3", 1, "symbol_error")), 65535u + 7) << log;
+  EXPECT_EQ(log.find(total_line("Hca3", 1, "symbol_error") + "65542 saturated=true"),
+            std::string::npos);
+  EXPECT_EQ(log.find("event=counters_cleared"), std::string::npos);
+  fabric().set("PerformanceSet \"Hca3\"[1] PortCounters.SymbolErrorCounter=0");
+}
+
+}  // namespace converters_on_the_fabric
+
 }  // namespace
 }  // namespace ibpulse::testing

@@ -43,6 +43,12 @@ bool supports(const PmaCapabilities& caps, const schema::Field& field);
 MadRequest pma_get(schema::Attribute attribute, uint16_t lid, uint8_t port, uint32_t node,
                    uint64_t cookie);
 
+// A SET of `attribute` for `port` that clears exactly the fields in `fields` (bit i: field i
+// of schema::fields_of(attribute)) through CounterSelect / CounterSelect2. Its response
+// carries the counters after the clear.
+MadRequest pma_clear(schema::Attribute attribute, uint16_t lid, uint8_t port, uint32_t node,
+                     uint64_t fields, uint64_t cookie);
+
 // One attribute of one port, as read: raw field values in schema order.
 struct RawSample {
   PortKey port;

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <set>
 
+#include "ibpulse/collector/clear.h"
 #include "ibpulse/collector/discovery.h"
 #include "ibpulse/collector/mad_engine.h"
 #include "ibpulse/collector/pma.h"
@@ -62,6 +63,7 @@ struct PollerStats {
   uint64_t port_info_reads = 0;
   uint64_t port_info_failures = 0;  // unanswered or refused PortInfo SMPs (ports down, M_Key)
   uint64_t port_changes = 0;
+  uint64_t clears_sent = 0;  // Sets clearing counters, as the converter asked
   size_t ports = 0;
   size_t nodes = 0;
   MadStats mad;
@@ -80,7 +82,8 @@ struct PollerEvents {
 
 class Poller {
  public:
-  Poller(PollerOptions options, SampleRing& ring, PollerEvents events);
+  // `clears`: where the converter asks for counters to be cleared (none: never cleared).
+  Poller(PollerOptions options, SampleRing& ring, PollerEvents events, ClearRing* clears = nullptr);
   ~Poller();
 
   // Opens the engine and runs until `stop` is set. Fails only when it cannot start.

@@ -1,0 +1,148 @@
+#include "convert_loop.h"
+
+#include <spdlog/spdlog.h>
+
+#include <bit>
+#include <thread>
+
+namespace ibpulse::cli {
+namespace {
+
+using collector::guid_string;
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+constexpr unsigned kForeignClearLogs = 20;  // then only the count, in the stats lines
+
+std::string field_names(schema::Attribute attribute, uint64_t mask) {
+  std::string out;
+  const auto fields = schema::fields_of(attribute);
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if ((mask >> i & 1) == 0) continue;
+    if (!out.empty()) out += ',';
+    out += fields[i].name;
+  }
+  return out;
+}
+
+std::string_view attribute_name(schema::Attribute a) {
+  const auto info = schema::find_attribute(a);
+  return info ? info->name : "?";
+}
+
+}  // namespace
+
+ConvertLoop::ConvertLoop(const DaemonConfig& config, collector::SampleRing& ring,
+                         collector::ClearRing& clears, converters::SnapshotStore& store,
+                         SampleLogger trace_sample)
+    : ring_(ring),
+      trace_sample_(trace_sample),
+      store_(store),
+      publish_interval_(config.publish_interval),
+      converter_(config.converter, &clears) {}
+
+void ConvertLoop::set_topology(const collector::Topology& topology) {
+  std::lock_guard lock(mutex_);
+  pending_ = std::make_shared<collector::Topology>(topology);
+}
+
+void ConvertLoop::update_port(const collector::Port& port) {
+  std::lock_guard lock(mutex_);
+  if (!pending_) {
+    if (!topology_) return;
+    pending_ = std::make_shared<collector::Topology>(*topology_);
+  }
+  const auto it =
+      std::lower_bound(pending_->ports.begin(), pending_->ports.end(), port.key,
+                       [](const collector::Port& p, collector::PortKey k) { return p.key < k; });
+  if (it != pending_->ports.end() && it->key == port.key) *it = port;
+}
+
+void ConvertLoop::take_topology() {
+  std::lock_guard lock(mutex_);
+  if (!pending_) return;
+  topology_ = std::move(pending_);
+  pending_.reset();
+  converter_.set_topology(topology_);
+}
+
+converters::ConverterStats ConvertLoop::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+void ConvertLoop::apply(const collector::RawSample& s) {
+  if (trace_sample_ && spdlog::should_log(spdlog::level::trace)) trace_sample_(s);
+  const auto before = converter_.stats();
+  converter_.apply(s);
+  const auto& after = converter_.stats();
+  const auto port = [&] {
+    return fmt::format("node_guid={} port={} attribute={}", guid_string(s.port.node_guid),
+                       s.port.port, attribute_name(s.attribute));
+  };
+  if (after.own_clears != before.own_clears) {
+    spdlog::info("event=counters_cleared {} fields={} note=\"our clear (counters.clear-policy)\"",
+                 port(), field_names(s.attribute, s.cleared));
+  }
+  if (after.own_clears_failed != before.own_clears_failed) {
+    spdlog::warn("event=clear_failed {} fields={} failure={} note=\"old baseline kept\"", port(),
+                 field_names(s.attribute, s.cleared), collector::to_string(s.failure));
+  }
+  if (after.clear_requests != before.clear_requests) {
+    spdlog::debug("event=clear_requested {}", port());
+  }
+  if (after.foreign_clears != before.foreign_clears && foreign_logged_ < kForeignClearLogs) {
+    ++foreign_logged_;
+    spdlog::warn(
+        "event=foreign_clear {} note=\"a reading below the previous one: another tool or a "
+        "reboot cleared counters{}\"",
+        port(), foreign_logged_ == kForeignClearLogs ? "; further ones are only counted" : "");
+  }
+}
+
+void ConvertLoop::run(const std::atomic<bool>& stop) {
+  auto next_publish = Clock::now();
+  collector::RawSample s;
+  const auto drain = [&] {
+    size_t n = 0;
+    while (ring_.pop(s)) {
+      apply(s);
+      ++n;
+    }
+    return n;
+  };
+  while (!stop.load()) {
+    take_topology();
+    const size_t n = drain();
+    const auto now = Clock::now();
+    if (now >= next_publish) {
+      store_.publish(converter_.snapshot(now));
+      next_publish = now + publish_interval_;
+      std::lock_guard lock(mutex_);
+      stats_ = converter_.stats();
+    }
+    if (n == 0) std::this_thread::sleep_for(5ms);
+  }
+  drain();  // the poller has stopped: what it read still counts
+  take_topology();
+  store_.publish(converter_.snapshot(Clock::now()));
+  std::lock_guard lock(mutex_);
+  stats_ = converter_.stats();
+}
+
+void ConvertLoop::log_totals() const {
+  if (!spdlog::should_log(spdlog::level::trace)) return;
+  const auto snap = store_.load();
+  if (!snap) return;
+  const auto table = schema::counter_table();
+  for (const auto& p : snap->ports) {
+    for (size_t c = 0; c < schema::kCoreCounterCount; ++c) {
+      if ((p.present >> c & 1) == 0) continue;
+      spdlog::trace("event=port_total node_guid={} port={} counter={} total={}{}",
+                    guid_string(p.key.node_guid), p.key.port, table[c].name, p.totals[c],
+                    (p.saturated >> c & 1) ? " saturated=true" : "");
+    }
+  }
+}
+
+}  // namespace ibpulse::cli
