@@ -393,18 +393,7 @@ struct Poller::State {
       item_done(items[ctx.item].item);
     }
     if (ctx.group == Group::kPortInfo) return port_info_reply(ctx, c);
-    RawSample s;
-    s.port = ctx.port;
-    s.attribute = ctx.attribute;
-    s.received = c.received;
-    s.failure = c.failure;
-    s.mad_status = c.mad_status;
-    if (c.failure == MadFailure::kNone) {
-      decode_fields(ctx.attribute, c.data, s);
-      s.advertised = advertised(ctx);
-      if (ctx.attribute == Attribute::kPortCounters && ctx.index < plans.size())
-        s.superseded = plans[ctx.index].counters_superseded;
-    }
+    const RawSample s = to_sample(ctx, c);
     if (c.failure == MadFailure::kStatus && ctx.attribute != Attribute::kPortCounters) {
       if (unsupported[ctx.port.node_guid].insert(ctx.attribute).second) {
         rebuild_plans();
@@ -472,6 +461,23 @@ struct Poller::State {
     return wake;
   }
 
+  RawSample to_sample(const Context& ctx, const MadCompletion& c) const {
+    RawSample s;
+    s.port = ctx.port;
+    s.attribute = ctx.attribute;
+    s.received = c.received;
+    s.failure = c.failure;
+    s.mad_status = c.mad_status;
+    s.cleared = ctx.cleared;
+    if (c.failure == MadFailure::kNone) {
+      decode_fields(ctx.attribute, c.data, s);
+      s.advertised = advertised(ctx);
+      if (ctx.attribute == Attribute::kPortCounters && ctx.index < plans.size())
+        s.superseded = plans[ctx.index].counters_superseded;
+    }
+    return s;
+  }
+
   uint64_t advertised(const Context& ctx) const {
     if (ctx.index < plans.size()) {
       if (ctx.attribute == Attribute::kPortCounters) return plans[ctx.index].counters_advertised;
@@ -496,20 +502,9 @@ struct Poller::State {
     ++local_clears_sent;
   }
 
+  // A Set's response is a sample too: the counters after the clear, flagged as such.
   void clear_reply(const Context& ctx, const MadCompletion& c) {
-    RawSample s;
-    s.port = ctx.port;
-    s.attribute = ctx.attribute;
-    s.received = c.received;
-    s.failure = c.failure;
-    s.mad_status = c.mad_status;
-    s.cleared = ctx.cleared;
-    if (c.failure == MadFailure::kNone) {
-      decode_fields(ctx.attribute, c.data, s);
-      s.advertised = advertised(ctx);
-      if (ctx.attribute == Attribute::kPortCounters && ctx.index < plans.size())
-        s.superseded = plans[ctx.index].counters_superseded;
-    }
+    const RawSample s = to_sample(ctx, c);
     ++local_samples;
     if (!ring.push(s)) ++local_drops;
   }
