@@ -73,25 +73,23 @@ converters::ConverterStats ConvertLoop::stats() const {
 
 void ConvertLoop::apply(const collector::RawSample& s) {
   if (trace_sample_ && spdlog::should_log(spdlog::level::trace)) trace_sample_(s);
-  const auto before = converter_.stats();
-  converter_.apply(s);
-  const auto& after = converter_.stats();
+  const converters::ApplyEvents events = converter_.apply(s);
   const auto port = [&] {
     return fmt::format("node_guid={} port={} attribute={}", guid_string(s.port.node_guid),
                        s.port.port, attribute_name(s.attribute));
   };
-  if (after.own_clears != before.own_clears) {
+  if (events.own_clear) {
     spdlog::info("event=counters_cleared {} fields={} note=\"our clear (counters.clear-policy)\"",
                  port(), field_names(s.attribute, s.cleared));
   }
-  if (after.own_clears_failed != before.own_clears_failed) {
+  if (events.clear_failed) {
     spdlog::warn("event=clear_failed {} fields={} failure={} note=\"old baseline kept\"", port(),
                  field_names(s.attribute, s.cleared), collector::to_string(s.failure));
   }
-  if (after.clear_requests != before.clear_requests) {
+  if (events.clear_requested) {
     spdlog::debug("event=clear_requested {}", port());
   }
-  if (after.foreign_clears != before.foreign_clears && foreign_logged_ < kForeignClearLogs) {
+  if (events.foreign_clear && foreign_logged_ < kForeignClearLogs) {
     ++foreign_logged_;
     spdlog::warn(
         "event=foreign_clear {} note=\"a reading below the previous one: another tool or a "

@@ -1,5 +1,6 @@
 #include "ibpulse/collector/pma.h"
 
+#include <array>
 #include <cassert>
 #include <vector>
 
@@ -60,14 +61,21 @@ uint64_t advertised_fields(schema::Attribute attribute, const PmaCapabilities* c
 
 uint64_t superseded_fields(uint64_t extended_advertised) {
   using schema::Attribute;
-  const auto narrow = schema::sinks_of(Attribute::kPortCounters);
-  const auto wide = schema::sinks_of(Attribute::kPortCountersExtended);
-  uint64_t mask = 0;
-  for (size_t j = 0; j < wide.size(); ++j) {
-    if (!wide[j].wide || !(extended_advertised >> j & 1)) continue;
-    for (size_t i = 0; i < narrow.size(); ++i) {
-      if (narrow[i].counter == wide[j].counter) mask |= uint64_t{1} << i;
+  // Per PortCountersExtended field: the PortCounters field it is the 64-bit copy of, as a bit.
+  static const auto narrow_bit = [] {
+    std::array<uint64_t, kMaxFieldsPerAttribute> bits{};
+    const auto narrow = schema::sinks_of(Attribute::kPortCounters);
+    const auto wide = schema::sinks_of(Attribute::kPortCountersExtended);
+    for (size_t j = 0; j < wide.size(); ++j) {
+      for (size_t i = 0; i < narrow.size() && wide[j].wide; ++i) {
+        if (narrow[i].counter == wide[j].counter) bits[j] = uint64_t{1} << i;
+      }
     }
+    return bits;
+  }();
+  uint64_t mask = 0;
+  for (size_t j = 0; j < narrow_bit.size(); ++j) {
+    if (extended_advertised >> j & 1) mask |= narrow_bit[j];
   }
   return mask;
 }

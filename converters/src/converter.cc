@@ -47,18 +47,21 @@ const Converter::PortState* Converter::state(collector::PortKey key) const {
   return it == index_.end() ? nullptr : &ports_[it->second];
 }
 
-void Converter::apply(const RawSample& s) {
+ApplyEvents Converter::apply(const RawSample& s) {
+  ApplyEvents events;
   ++stats_.samples;
+  const auto fields = schema::fields_of(s.attribute);
   const auto sinks = schema::sinks_of(s.attribute);
   if (s.failure != MadFailure::kNone) {
     ++stats_.failed_samples;
     if (s.cleared != 0) {  // our Set got no answer: the old baseline stays, nothing is lost
       stats_.own_clears_failed += static_cast<uint64_t>(std::popcount(s.cleared));
       port(s.port).clear_asked[slot_of(s.attribute)] = {};
+      events.clear_failed = true;
     }
-    return;
+    return events;
   }
-  if (sinks.empty()) return;  // PortSamples results feed the per-VL tables (not yet)
+  if (sinks.empty()) return events;  // PortSamples results feed the per-VL tables (not yet)
   PortState& p = port(s.port);
   const size_t slot = slot_of(s.attribute);
   const Clock::time_point previous = p.last_read[slot];
@@ -72,24 +75,26 @@ void Converter::apply(const RawSample& s) {
   if (s.cleared != 0) note_clear_window(p, s, dt);
   for (size_t i = 0; i < sinks.size() && i < s.field_count; ++i) {
     if ((s.advertised >> i & 1) == 0 || (s.superseded >> i & 1) != 0) continue;
-    apply_field(p, s, i, dt);
+    apply_field(p, s, fields[i], sinks[i].counter, i, dt, events);
   }
   if (s.attribute == Attribute::kPortCountersExtended) p.own_clear_since_extended = false;
   if (s.cleared != 0) {
     p.clear_asked[slot] = {};
     if (s.attribute == Attribute::kPortCounters) p.own_clear_since_extended = true;
   }
-  maybe_ask_clear(p, s);
+  events.clear_requested = maybe_ask_clear(p, s);
+  return events;
 }
 
-void Converter::apply_field(PortState& p, const RawSample& s, size_t i, Clock::duration dt) {
-  const schema::Field& f = schema::fields_of(s.attribute)[i];
-  const size_t c = schema::sinks_of(s.attribute)[i].counter;
+void Converter::apply_field(PortState& p, const RawSample& s, const schema::Field& f, size_t c,
+                            size_t i, Clock::duration dt, ApplyEvents& events) {
   const bool wide = s.attribute == Attribute::kPortCountersExtended;
   const Reading r{s.values[i], f.width, f.scale, wide ? Source::kWide : Source::kNarrow};
   const bool core = c < kCoreCounterCount;
-  if (!core && !p.extra) {
-    p.extra = std::make_shared<std::vector<CounterState>>(schema::extra_counter_count());
+  if (!core && (!p.extra || p.extra.use_count() > 1)) {
+    // Snapshots share the extra counters: copy before writing if one still holds them.
+    p.extra = p.extra ? std::make_shared<std::vector<CounterState>>(*p.extra)
+                      : std::make_shared<std::vector<CounterState>>(schema::extra_counter_count());
   }
   CounterState& st = core ? p.core[c] : (*p.extra)[c - kCoreCounterCount];
   Outcome o;
@@ -97,6 +102,7 @@ void Converter::apply_field(PortState& p, const RawSample& s, size_t i, Clock::d
     rebase(st, r);  // the Set's response: the value after our clear
     ++p.own_clears;
     ++stats_.own_clears;
+    events.own_clear = true;
   } else if (wide && p.own_clear_since_extended && st.source == Source::kWide &&
              r.raw < st.last_raw) {
     rebase(st, r);  // hardware that clears the 64-bit copy with PortCounters: our clear
@@ -111,20 +117,13 @@ void Converter::apply_field(PortState& p, const RawSample& s, size_t i, Clock::d
     p.discontinuity = s.received;
     (o.foreign_clear ? p.foreign_clears : p.source_switches)++;
     (o.foreign_clear ? stats_.foreign_clears : stats_.source_switches)++;
+    events.foreign_clear |= o.foreign_clear;
   }
   if (core) {
     p.present |= uint64_t{1} << c;
     if (dt > Clock::duration::zero())
       p.rates[c] = static_cast<float>(static_cast<double>(o.delta) / seconds(dt));
-    return;
   }
-  // Snapshots share the extra totals: copy before writing if one still holds them.
-  if (!p.extra_totals || p.extra_totals.use_count() > 1) {
-    p.extra_totals = p.extra_totals
-                         ? std::make_shared<std::vector<uint64_t>>(*p.extra_totals)
-                         : std::make_shared<std::vector<uint64_t>>(schema::extra_counter_count());
-  }
-  (*p.extra_totals)[c - kCoreCounterCount] = st.total;
 }
 
 void Converter::note_clear_window(PortState& p, const RawSample& s, Clock::duration dt) {
@@ -139,13 +138,13 @@ void Converter::note_clear_window(PortState& p, const RawSample& s, Clock::durat
   }
 }
 
-void Converter::maybe_ask_clear(PortState& p, const RawSample& s) {
-  if (options_.clear_policy != ClearPolicy::kThreshold || clears_ == nullptr) return;
-  if (s.attribute == Attribute::kPortCountersExtended) return;  // 64-bit: never near a latch
+bool Converter::maybe_ask_clear(PortState& p, const RawSample& s) {
+  if (options_.clear_policy != ClearPolicy::kThreshold || clears_ == nullptr) return false;
+  if (s.attribute == Attribute::kPortCountersExtended) return false;  // 64-bit: never latches
   const size_t slot = slot_of(s.attribute);
   if (p.clear_asked[slot] != Clock::time_point{} &&
       s.received - p.clear_asked[slot] < options_.clear_retry) {
-    return;  // one in flight
+    return false;  // one in flight
   }
   const auto fields = schema::fields_of(s.attribute);
   uint64_t mask = 0;
@@ -156,13 +155,14 @@ void Converter::maybe_ask_clear(PortState& p, const RawSample& s) {
       mask |= uint64_t{1} << i;
     }
   }
-  if (mask == 0) return;
-  if (clears_->push(collector::ClearRequest{s.port, s.attribute, mask})) {
-    ++stats_.clear_requests;
-    p.clear_asked[slot] = s.received;
-  } else {
+  if (mask == 0) return false;
+  if (!clears_->push(collector::ClearRequest{s.port, s.attribute, mask})) {
     ++stats_.clear_requests_dropped;
+    return false;
   }
+  ++stats_.clear_requests;
+  p.clear_asked[slot] = s.received;
+  return true;
 }
 
 }  // namespace ibpulse::converters

@@ -24,7 +24,7 @@ void fill(PortSnapshot& out, const Converter::PortState& p) {
   out.foreign_clears = p.foreign_clears;
   out.own_clears = p.own_clears;
   out.source_switches = p.source_switches;
-  out.extra = p.extra_totals;
+  out.extra = p.extra;
   out.derived = if_mib_values(out.totals, out.ietf_extended);
 }
 

@@ -228,12 +228,12 @@ TEST(Converter, SnapshotsCarryDerivedValuesUtilisationAndSharedExtras) {
   const size_t vl3 = field(Attribute::kPortVLXmitWaitCounters, "PortVLXmitWait3");
   const size_t index =
       schema::sinks_of(Attribute::kPortVLXmitWaitCounters)[vl3].counter - schema::kCoreCounterCount;
-  EXPECT_EQ((*s->extra)[index], 77u);
+  EXPECT_EQ((*s->extra)[index].total, 77u);
   vl.received = t0 + 2s;
   vl.values[3] = 80;
   c.apply(vl);
-  EXPECT_EQ((*first->find(kPort)->extra)[index], 77u) << "published snapshots never change";
-  EXPECT_EQ((*c.snapshot(t0 + 2s)->find(kPort)->extra)[index], 80u);
+  EXPECT_EQ((*first->find(kPort)->extra)[index].total, 77u) << "published snapshots never change";
+  EXPECT_EQ((*c.snapshot(t0 + 2s)->find(kPort)->extra)[index].total, 80u);
 }
 
 }  // namespace

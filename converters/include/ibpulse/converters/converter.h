@@ -20,6 +20,14 @@ namespace ibpulse::converters {
 
 enum class ClearPolicy : uint8_t { kNever, kThreshold };
 
+// What one sample caused, for the caller to report.
+struct ApplyEvents {
+  bool own_clear = false;        // it was our Set's response: counters were cleared
+  bool clear_failed = false;     // our Set went unanswered
+  bool clear_requested = false;  // a clear was asked of the poller
+  bool foreign_clear = false;    // a counter was cleared by someone else
+};
+
 struct ConverterOptions {
   ClearPolicy clear_policy = ClearPolicy::kNever;
   double clear_fraction = 0.75;                  // of a narrow counter's range, as opensm's PerfMgr
@@ -34,7 +42,7 @@ class Converter {
   // in it are reported with in_topology = false.
   void set_topology(std::shared_ptr<const collector::Topology> topology);
 
-  void apply(const collector::RawSample& sample);
+  ApplyEvents apply(const collector::RawSample& sample);
 
   // Builds a snapshot of every port now.
   std::shared_ptr<const FabricSnapshot> snapshot(Clock::time_point now) const;
@@ -44,9 +52,9 @@ class Converter {
   // Per-port state, exposed for persistence (state.h) and tests.
   struct PortState {
     std::array<CounterState, schema::kCoreCounterCount> core{};
-    std::shared_ptr<std::vector<CounterState>> extra;     // per-VL / per-lane, once read
-    std::shared_ptr<std::vector<uint64_t>> extra_totals;  // shared with snapshots (copy on write)
-    std::array<Clock::time_point, 16> last_read{};        // per attribute (id & 0xf)
+    // Per-VL / per-lane counters, once read; shared with snapshots, copied before a write.
+    std::shared_ptr<std::vector<CounterState>> extra;
+    std::array<Clock::time_point, 16> last_read{};  // per attribute (id & 0xf)
     std::array<float, schema::kCoreCounterCount> rates{};
     std::array<Clock::time_point, 16> clear_asked{};  // per attribute: a clear in flight since
     uint64_t present = 0;
@@ -66,9 +74,10 @@ class Converter {
   };
 
   PortState& port(collector::PortKey key);
-  void apply_field(PortState& p, const collector::RawSample& s, size_t field, Clock::duration dt);
+  void apply_field(PortState& p, const collector::RawSample& s, const schema::Field& field,
+                   size_t counter, size_t index, Clock::duration dt, ApplyEvents& events);
   void note_clear_window(PortState& p, const collector::RawSample& s, Clock::duration dt);
-  void maybe_ask_clear(PortState& p, const collector::RawSample& s);
+  bool maybe_ask_clear(PortState& p, const collector::RawSample& s);
 
   ConverterOptions options_;
   collector::ClearRing* clears_;

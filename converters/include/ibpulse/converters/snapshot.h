@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ibpulse/collector/topology.h"
+#include "ibpulse/converters/accumulator.h"
 #include "ibpulse/converters/if_mib.h"
 
 namespace ibpulse::converters {
@@ -33,8 +34,8 @@ struct PortSnapshot {
   Clock::time_point last_read{};                  // last successful reading (epoch: never)
   Clock::time_point discontinuity{};  // last foreign clear or source switch (epoch: none)
   uint64_t lossy_intervals = 0, foreign_clears = 0, own_clears = 0, source_switches = 0;
-  // Totals of the per-VL / per-lane counters (index - kCoreCounterCount), or null if never read.
-  std::shared_ptr<const std::vector<uint64_t>> extra;
+  // The per-VL / per-lane counters (index - kCoreCounterCount), or null if never read.
+  std::shared_ptr<const std::vector<CounterState>> extra;
 
   bool has(schema::CounterId id) const { return present >> schema::index_of(id) & 1; }
   uint64_t total(schema::CounterId id) const { return totals[schema::index_of(id)]; }
