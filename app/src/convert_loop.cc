@@ -39,7 +39,10 @@ ConvertLoop::ConvertLoop(const DaemonConfig& config, collector::SampleRing& ring
       trace_sample_(trace_sample),
       store_(store),
       publish_interval_(config.publish_interval),
-      converter_(config.converter, &clears) {}
+      converter_(config.converter, &clears),
+      state_(
+          config.state_dir.empty() ? default_state_dir() : std::filesystem::path(config.state_dir),
+          config.state_save_interval) {}
 
 void ConvertLoop::set_topology(const collector::Topology& topology) {
   std::lock_guard lock(mutex_);
@@ -59,10 +62,14 @@ void ConvertLoop::update_port(const collector::Port& port) {
 }
 
 void ConvertLoop::take_topology() {
-  std::lock_guard lock(mutex_);
-  if (!pending_) return;
-  topology_ = std::move(pending_);
-  pending_.reset();
+  {
+    std::lock_guard lock(mutex_);
+    if (!pending_) return;
+    topology_ = std::move(pending_);
+    pending_.reset();
+  }
+  // Outside the lock: loading a large file must not hold up the poller's hand-over.
+  state_.load(*topology_, converter_);  // the first time only: before any sample is applied
   converter_.set_topology(topology_);
 }
 
@@ -104,6 +111,9 @@ void ConvertLoop::run(const std::atomic<bool>& stop) {
   const auto drain = [&] {
     size_t n = 0;
     while (ring_.pop(s)) {
+      // A sample comes after the discovery that found its port: the state file is loaded
+      // before the first sample is applied, even when discovery finished mid-turn.
+      if (!topology_) take_topology();
       apply(s);
       ++n;
     }
@@ -119,11 +129,13 @@ void ConvertLoop::run(const std::atomic<bool>& stop) {
       std::lock_guard lock(mutex_);
       stats_ = converter_.stats();
     }
+    if (topology_) state_.maybe_save(converter_, topology_->subnet_prefix, now);
     if (n == 0) std::this_thread::sleep_for(5ms);
   }
   drain();  // the poller has stopped: what it read still counts
   take_topology();
   store_.publish(converter_.snapshot(Clock::now()));
+  if (topology_) state_.save_now(converter_, topology_->subnet_prefix);
   std::lock_guard lock(mutex_);
   stats_ = converter_.stats();
 }

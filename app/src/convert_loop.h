@@ -1,7 +1,8 @@
 #pragma once
 // The daemon's converter thread: drains the poller's ring into the Converter, publishes a
 // snapshot every publish interval and logs what operators must know (foreign clears, our own
-// clears, latched counters).
+// clears, latched counters). It also loads the state file at the first discovery and saves it
+// on an interval and at stop (state_saver.h).
 //
 // Thread safety: run() on one thread; set_topology(), update_port() and stats() from any.
 
@@ -12,6 +13,7 @@
 #include "daemon_config.h"
 #include "ibpulse/collector/poller.h"
 #include "ibpulse/converters/converter.h"
+#include "state_saver.h"
 
 namespace ibpulse::cli {
 
@@ -39,6 +41,7 @@ class ConvertLoop {
   converters::SnapshotStore& store_;
   std::chrono::milliseconds publish_interval_;
   converters::Converter converter_;
+  StateSaver state_;
   mutable std::mutex mutex_;  // guards pending_, topology_, stats_
   std::shared_ptr<collector::Topology> pending_;
   std::shared_ptr<const collector::Topology> topology_;

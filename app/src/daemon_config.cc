@@ -4,8 +4,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
+#include <cstdlib>
 #include <functional>
 
+#include "ibpulse/collector/environment.h"
 #include "ibpulse/collector/sampler.h"
 
 namespace ibpulse::cli {
@@ -249,6 +251,17 @@ const std::vector<KeyDef>& key_defs() {
        }},
       {{"counters.publish-interval", "Time between snapshots the exporters read", "1s"},
        duration(IBPULSE_FIELD(publish_interval))},
+      {{"state.dir",
+        "Directory of the counters' state file, which keeps totals and ifIndex numbers across "
+        "restarts (a simulated fabric: its run directory; systemd: STATE_DIRECTORY; else "
+        "~/.local/state/ibpulse)",
+        ""},
+       text(IBPULSE_FIELD(state_dir))},
+      {{"state.save-interval",
+        "Time between saves of the state file (also saved at stop); off: no state file, "
+        "counters restart from the raw readings",
+        "60s"},
+       duration_or_off(IBPULSE_FIELD(state_save_interval))},
       {{"collector.ring-size", "Samples buffered between poller and converters", "65536"},
        number(1024, 1u << 24, IBPULSE_FIELD(ring_size))},
   };
@@ -344,6 +357,26 @@ Result<DaemonConfig> build_config(const std::filesystem::path& file, const Confi
     config.poller.discovery.names = std::move(*names);
   }
   return config;
+}
+
+std::filesystem::path default_state_dir() {
+  const auto env = [](const char* name) -> std::string {
+    const char* v = std::getenv(name);
+    return v ? v : "";
+  };
+  if (collector::current_mad_environment().simulated && !env("IBPULSE_SIM_RUN_DIR").empty()) {
+    return env("IBPULSE_SIM_RUN_DIR");
+  }
+  if (const std::string systemd = env("STATE_DIRECTORY"); !systemd.empty()) {
+    return systemd.substr(0, systemd.find(':'));  // the first, when the unit names several
+  }
+  if (const std::string xdg = env("XDG_STATE_HOME"); !xdg.empty()) {
+    return std::filesystem::path(xdg) / "ibpulse";
+  }
+  if (const std::string home = env("HOME"); !home.empty()) {
+    return std::filesystem::path(home) / ".local" / "state" / "ibpulse";
+  }
+  return {};
 }
 
 void add_config_flags(CLI::App& app, ConfigValues& flags) {

@@ -20,9 +20,16 @@ struct DaemonConfig {
   collector::PollerOptions poller;
   converters::ConverterOptions converter;
   std::chrono::milliseconds publish_interval{1000};
+  std::string state_dir;                                 // empty: default_state_dir()
+  std::chrono::milliseconds state_save_interval{60000};  // 0: no state file at all
   std::string node_name_map;
   size_t ring_size = 65536;
 };
+
+// Where the counters' state lives when state.dir is not set: a simulated fabric's own run
+// directory (`ibpulse sim down` removes it with the fabric), else systemd's STATE_DIRECTORY,
+// else $XDG_STATE_HOME/ibpulse or ~/.local/state/ibpulse. Empty when none of them is known.
+std::filesystem::path default_state_dir();
 
 // Raw values as given: scalars are one-element lists.
 using ConfigValues = std::map<std::string, std::vector<std::string>>;

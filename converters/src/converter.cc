@@ -31,6 +31,7 @@ Converter::Converter(ConverterOptions options, collector::ClearRing* clears)
 
 void Converter::set_topology(std::shared_ptr<const collector::Topology> topology) {
   topology_ = std::move(topology);
+  if (topology_) if_indexes_.assign(*topology_);
 }
 
 Converter::PortState& Converter::port(collector::PortKey key) {
@@ -45,6 +46,16 @@ Converter::PortState& Converter::port(collector::PortKey key) {
 const Converter::PortState* Converter::state(collector::PortKey key) const {
   const auto it = index_.find(key);
   return it == index_.end() ? nullptr : &ports_[it->second];
+}
+
+void Converter::for_each_port(
+    const std::function<void(collector::PortKey, const PortState&)>& f) const {
+  for (size_t i = 0; i < ports_.size(); ++i)
+    f(keys_[i], ports_[i]);
+}
+
+void Converter::restore_port(collector::PortKey key, PortState state) {
+  port(key) = std::move(state);
 }
 
 ApplyEvents Converter::apply(const RawSample& s) {

@@ -56,9 +56,12 @@ std::shared_ptr<const FabricSnapshot> Converter::snapshot(Clock::time_point now)
   snap->ports.reserve(std::max(known, ports_.size()));
   std::vector<bool> reported(ports_.size(), false);
   if (topology_) {
-    for (const collector::Port& port : topology_->ports) {
+    const auto if_indexes = if_indexes_.by_topology_port();
+    for (size_t t = 0; t < topology_->ports.size(); ++t) {
+      const collector::Port& port = topology_->ports[t];
       PortSnapshot& out = snap->ports.emplace_back();
       out.key = port.key;
+      out.if_index = if_indexes[t];
       if (const auto it = index_.find(port.key); it != index_.end()) {
         fill(out, ports_[it->second]);
         reported[it->second] = true;
@@ -72,6 +75,7 @@ std::shared_ptr<const FabricSnapshot> Converter::snapshot(Clock::time_point now)
     if (reported[i]) continue;
     PortSnapshot& out = snap->ports.emplace_back();
     out.key = keys_[i];
+    out.if_index = if_indexes_.find(keys_[i]);
     out.in_topology = false;
     fill(out, ports_[i]);
     appended = true;

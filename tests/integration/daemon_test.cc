@@ -299,7 +299,76 @@ TEST(Daemon, NeverPolicyLeavesLatchedCountersAloneAndSeesForeignClears) {
   fabric().set("PerformanceSet \"Hca3\"[1] PortCounters.SymbolErrorCounter=0");
 }
 
-}  // namespace converters_on_the_fabric
+// The state file: totals continue across a restart, even when the hardware counter was
+// cleared by someone else while the first daemon ran; on the simulator it lives in the
+// fabric's run directory.
+TEST(DaemonState, TotalsContinueAcrossARestart) {
+  const auto state = fabric().run_dir() / "counters.state";
+  fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.SymbolErrorCounter=100");
+  {
+    Daemon d({"--poll.counters-interval", "300ms", "--log.level", "trace"});
+    ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+    std::this_thread::sleep_for(700ms);
+    fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.SymbolErrorCounter=20");  // foreign
+    std::this_thread::sleep_for(1s);
+    d.signal(SIGTERM);
+    ASSERT_TRUE(d.wait_for("event=stopped", 5s)) << d.log();
+    const std::string log = d.log();
+    EXPECT_EQ(total_in(log, total_line("Hca2", 1, "symbol_error")), 120u) << log;
+    EXPECT_NE(log.find("event=state_saved path=\"" + state.string() + "\""), std::string::npos)
+        << log;
+  }
+  fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.SymbolErrorCounter=25");  // while down
+  const auto out = fabric().exec({IBPULSE_BINARY_FOR_TESTS, "run", "--exit-after-sweeps", "2",
+                                  "--poll.counters-interval", "300ms", "--log.level", "trace"});
+  EXPECT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_NE(out.err.find("event=state_loaded path=\"" + state.string() + "\""), std::string::npos)
+      << out.err;
+  // 100, then cleared to 20 (+20), then 25 (+5): no count lost, none counted twice.
+  EXPECT_EQ(total_in(out.err, total_line("Hca2", 1, "symbol_error")), 125u) << out.err;
+  fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.SymbolErrorCounter=0");
+}
 
+TEST(DaemonState, ADamagedFileIsSetAsideAndNeverTrusted) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("ibpulse-state-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const std::vector<std::string> run = {
+      IBPULSE_BINARY_FOR_TESTS, "run", "--exit-after-sweeps", "1", "--state.dir", dir.string()};
+  ASSERT_EQ(fabric().exec(run).exit_code, 0);
+  const auto state = dir / "counters.state";
+  ASSERT_TRUE(std::filesystem::exists(state));
+  {
+    std::fstream f(state, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(40);
+    f.write("damage", 6);
+  }
+  auto out = fabric().exec(run);
+  EXPECT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_NE(out.err.find("event=state_rejected path=\"" + state.string() +
+                         "\" reason=\"checksum mismatch: the file is damaged\""),
+            std::string::npos)
+      << out.err;
+  size_t set_aside = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    set_aside += entry.path().filename().string().starts_with("counters.state.rejected-");
+  }
+  EXPECT_EQ(set_aside, 1u);
+  out = fabric().exec(run);  // the file saved after the rejection is whole again
+  EXPECT_NE(out.err.find("event=state_loaded"), std::string::npos) << out.err;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(DaemonState, OffMeansNoFile) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("ibpulse-state-off-" + std::to_string(::getpid()));
+  const auto out = fabric().exec({IBPULSE_BINARY_FOR_TESTS, "run", "--exit-after-sweeps", "1",
+                                  "--state.dir", dir.string(), "--state.save-interval", "off"});
+  EXPECT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_NE(out.err.find("event=state_off"), std::string::npos) << out.err;
+  EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
+}  // namespace converters_on_the_fabric
 }  // namespace
 }  // namespace ibpulse::testing

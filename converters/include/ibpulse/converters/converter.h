@@ -7,6 +7,7 @@
 // Thread safety: one thread calls everything on a Converter; publish() hands out immutable
 // snapshots other threads may read.
 
+#include <functional>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "ibpulse/collector/clear.h"
 #include "ibpulse/collector/pma.h"
 #include "ibpulse/converters/accumulator.h"
+#include "ibpulse/converters/if_index.h"
 #include "ibpulse/converters/snapshot.h"
 
 namespace ibpulse::converters {
@@ -65,6 +67,15 @@ class Converter {
   };
   const PortState* state(collector::PortKey key) const;
 
+  // Persistence (state_file.h): every port with state, in no particular order; and restoring
+  // one before any sample of it (time points and rates are not restored: they restart).
+  size_t port_count() const { return ports_.size(); }
+  void for_each_port(const std::function<void(collector::PortKey, const PortState&)>& f) const;
+  void restore_port(collector::PortKey key, PortState state);
+
+  const IfIndexTable& if_indexes() const { return if_indexes_; }
+  IfIndexTable& if_indexes() { return if_indexes_; }
+
  private:
   struct KeyHash {
     size_t operator()(collector::PortKey k) const noexcept {
@@ -85,6 +96,7 @@ class Converter {
   std::unordered_map<collector::PortKey, uint32_t, KeyHash> index_;
   std::vector<collector::PortKey> keys_;
   std::vector<PortState> ports_;
+  IfIndexTable if_indexes_;
   ConverterStats stats_;
 };
 

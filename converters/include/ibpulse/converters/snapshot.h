@@ -22,6 +22,7 @@ using Clock = std::chrono::steady_clock;
 
 struct PortSnapshot {
   collector::PortKey key;
+  uint32_t if_index = 0;                                 // IF-MIB ifIndex, stable (if_index.h)
   CoreTotals totals{};                                   // scaled: octets, packets, events
   std::array<float, schema::kCoreCounterCount> rates{};  // per second, same units
   DerivedTotals derived{};                               // IF-MIB values (schema::DerivedId)

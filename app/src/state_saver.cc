@@ -1,0 +1,112 @@
+#include "state_saver.h"
+
+#include <spdlog/spdlog.h>
+
+#include "ibpulse/converters/state_file.h"
+
+namespace ibpulse::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void write_and_log(const std::filesystem::path& path, const std::string& bytes, size_t ports,
+                   bool at_stop) {
+  const auto start = Clock::now();
+  if (auto s = converters::write_file_atomically(path, bytes); !s) {
+    spdlog::error("event=state_save_failed path=\"{}\" error=\"{}\"", path.string(), s.error());
+    return;
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  spdlog::log(at_stop ? spdlog::level::info : spdlog::level::debug,
+              "event=state_saved path=\"{}\" ports={} bytes={} write_seconds={:.3f}", path.string(),
+              ports, bytes.size(), seconds);
+}
+
+}  // namespace
+
+StateSaver::StateSaver(std::filesystem::path dir, std::chrono::milliseconds interval)
+    : interval_(interval) {
+  if (dir.empty() || interval.count() == 0) {
+    spdlog::info("event=state_off note=\"{}\"",
+                 interval.count() == 0 ? "state.save-interval is off"
+                                       : "no state.dir and no default directory (HOME unset)");
+    return;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    spdlog::error("event=state_off path=\"{}\" error=\"cannot create the directory: {}\"",
+                  dir.string(), ec.message());
+    return;
+  }
+  path_ = dir / "counters.state";
+}
+
+StateSaver::~StateSaver() {
+  wait_for_writer();
+}
+
+void StateSaver::wait_for_writer() {
+  if (writer_.joinable()) writer_.join();
+}
+
+void StateSaver::load(const collector::Topology& topology, converters::Converter& converter) {
+  if (loaded_ || path_.empty()) return;
+  loaded_ = true;
+  auto file = converters::read_whole_file(path_);
+  if (!file) {
+    // Not overwritten: a file we could not read may still hold what an operator needs.
+    spdlog::error("event=state_load_failed path=\"{}\" error=\"{}\" note=\"not saving either\"",
+                  path_.string(), file.error());
+    return;
+  }
+  saving_ = true;
+  if (!file->found) {
+    spdlog::info("event=state_absent path=\"{}\" note=\"counters start from the raw readings\"",
+                 path_.string());
+    return;
+  }
+  const auto loaded = converters::apply_state(file->bytes, topology, converter);
+  if (loaded) {
+    spdlog::info(
+        "event=state_loaded path=\"{}\" ports={} in_topology={} if_indexes={} "
+        "if_indexes_dropped={} saved_unix_seconds={}",
+        path_.string(), loaded->ports, loaded->ports_in_topology, loaded->if_indexes,
+        loaded->if_indexes_dropped, loaded->saved_unix_seconds);
+    return;
+  }
+  const auto aside = converters::set_aside(path_);
+  if (!aside) {
+    saving_ = false;
+    spdlog::error(
+        "event=state_rejected path=\"{}\" reason=\"{}\" error=\"{}\" note=\"not saving, so the "
+        "file stays for inspection\"",
+        path_.string(), loaded.error(), aside.error());
+    return;
+  }
+  spdlog::warn(
+      "event=state_rejected path=\"{}\" reason=\"{}\" set_aside=\"{}\" note=\"counters start from "
+      "the raw readings\"",
+      path_.string(), loaded.error(), aside->string());
+}
+
+void StateSaver::maybe_save(const converters::Converter& converter, uint64_t subnet_prefix,
+                            Clock::time_point now) {
+  if (!saving_) return;
+  if (next_save_ == Clock::time_point{}) next_save_ = now + interval_;
+  if (now < next_save_) return;
+  next_save_ = now + interval_;
+  wait_for_writer();  // one write at a time; an interval is far longer than a write
+  writer_ =
+      std::thread([path = path_, bytes = converters::encode_state(converter, subnet_prefix),
+                   ports = converter.port_count()] { write_and_log(path, bytes, ports, false); });
+}
+
+void StateSaver::save_now(const converters::Converter& converter, uint64_t subnet_prefix) {
+  if (!saving_) return;
+  wait_for_writer();
+  write_and_log(path_, converters::encode_state(converter, subnet_prefix), converter.port_count(),
+                true);
+}
+
+}  // namespace ibpulse::cli

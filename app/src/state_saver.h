@@ -1,0 +1,47 @@
+#pragma once
+// The daemon's side of the state file (converters/state_file.h): where it is, loading it at
+// the first discovery, saving it on an interval without stalling the converter (the converter
+// thread encodes, a writer thread writes and fsyncs), and a last save at stop.
+//
+// Thread safety: one thread (the converter's) calls everything.
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "ibpulse/converters/converter.h"
+
+namespace ibpulse::cli {
+
+class StateSaver {
+ public:
+  // `dir` empty: no state file (persistence off, or no directory known).
+  StateSaver(std::filesystem::path dir, std::chrono::milliseconds interval);
+  ~StateSaver();
+  StateSaver(const StateSaver&) = delete;
+  StateSaver& operator=(const StateSaver&) = delete;
+
+  // Before the converter's first topology: restores what the file holds, if it can be
+  // trusted; a file that cannot is set aside and reported. Saving starts only after this.
+  void load(const collector::Topology& topology, converters::Converter& converter);
+
+  // Saves in the background when the interval has passed.
+  void maybe_save(const converters::Converter& converter, uint64_t subnet_prefix,
+                  std::chrono::steady_clock::time_point now);
+  // Saves and waits (at stop).
+  void save_now(const converters::Converter& converter, uint64_t subnet_prefix);
+
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  void wait_for_writer();
+
+  std::filesystem::path path_;
+  std::chrono::milliseconds interval_;
+  bool loaded_ = false;
+  bool saving_ = false;  // false until loaded, or when the file must not be overwritten
+  std::chrono::steady_clock::time_point next_save_{};
+  std::thread writer_;
+};
+
+}  // namespace ibpulse::cli

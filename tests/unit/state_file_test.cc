@@ -1,0 +1,252 @@
+// The state file: a restored converter continues exactly where the saved one was (totals,
+// baselines, latch flags, per-VL counters, event counts, ifIndex numbers); a damaged, foreign
+// or other-fabric file is refused with a reason and leaves the converter untouched.
+#include "ibpulse/converters/state_file.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+namespace ibpulse::converters {
+namespace {
+
+using collector::PortKey;
+using collector::RawSample;
+using schema::Attribute;
+using schema::CounterId;
+using namespace std::chrono_literals;
+
+constexpr uint64_t kPrefix = 0xfe80000000000000ull;
+const Clock::time_point t0 = Clock::time_point{} + 1h;
+
+collector::Topology topology(std::vector<PortKey> keys, uint64_t prefix = kPrefix) {
+  collector::Topology t;
+  t.subnet_prefix = prefix;
+  std::sort(keys.begin(), keys.end());
+  for (const auto& k : keys) {
+    collector::Port p;
+    p.key = k;
+    t.ports.push_back(p);
+  }
+  return t;
+}
+
+size_t field(Attribute a, std::string_view name) {
+  const auto fields = schema::fields_of(a);
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (fields[i].name == name) return i;
+  }
+  ADD_FAILURE() << name;
+  return 0;
+}
+
+RawSample sample(PortKey port, Attribute a, Clock::time_point at) {
+  RawSample s;
+  s.port = port;
+  s.attribute = a;
+  s.received = at;
+  s.field_count = static_cast<uint8_t>(schema::fields_of(a).size());
+  s.advertised = (uint64_t{1} << s.field_count) - 1;
+  return s;
+}
+
+RawSample counters(PortKey port, Clock::time_point at, uint64_t symbol_errors,
+                   uint64_t link_downed) {
+  RawSample s = sample(port, Attribute::kPortCounters, at);
+  s.values[field(Attribute::kPortCounters, "SymbolErrorCounter")] = symbol_errors;
+  s.values[field(Attribute::kPortCounters, "LinkDownedCounter")] = link_downed;
+  s.advertised &= ~(uint64_t{1} << field(Attribute::kPortCounters, "PortXmitData"));  // 64-bit
+  return s;
+}
+
+RawSample extended(PortKey port, Clock::time_point at, uint64_t xmit_data) {
+  RawSample s = sample(port, Attribute::kPortCountersExtended, at);
+  s.values[field(Attribute::kPortCountersExtended, "PortXmitData")] = xmit_data;
+  s.advertised = uint64_t{1} << field(Attribute::kPortCountersExtended, "PortXmitData");
+  return s;
+}
+
+uint64_t total(const Converter& c, PortKey k, CounterId id) {
+  return c.state(k)->core[schema::index_of(id)].total;
+}
+
+const PortKey kA{0x0002c90300000001ull, 1}, kB{0x0002c90300000002ull, 3};
+
+// Two ports with history: a latched LinkDowned (8 bits), a foreign clear of SymbolError,
+// PortXmitData from its 64-bit copy only, and a per-VL counter on B.
+Converter with_history(const collector::Topology& t) {
+  Converter c({});
+  c.set_topology(std::make_shared<collector::Topology>(t));
+  c.apply(counters(kA, t0, 10, 200));
+  c.apply(counters(kA, t0 + 1s, 30, 255));  // latched
+  c.apply(counters(kA, t0 + 2s, 5, 255));   // cleared by someone else: +5
+  c.apply(extended(kA, t0, 1000));
+  c.apply(extended(kA, t0 + 1s, 1500));
+  c.apply(counters(kB, t0, 7, 1));
+  RawSample vl = sample(kB, Attribute::kPortVLXmitWaitCounters, t0);
+  vl.values[2] = 4242;
+  c.apply(vl);
+  return c;
+}
+
+TEST(StateFile, RestoredConverterContinuesWhereTheSavedOneWas) {
+  const auto t = topology({kA, kB});
+  const Converter saved = with_history(t);
+  const std::string bytes = encode_state(saved, kPrefix);
+
+  Converter restored({});
+  const auto loaded = apply_state(bytes, t, restored);
+  ASSERT_TRUE(loaded) << loaded.error();
+  EXPECT_EQ(loaded->ports, 2u);
+  EXPECT_EQ(loaded->ports_in_topology, 2u);
+  EXPECT_EQ(loaded->if_indexes, 2u);
+  EXPECT_EQ(loaded->if_indexes_dropped, 0u);
+  restored.set_topology(std::make_shared<collector::Topology>(t));
+
+  for (const PortKey k : {kA, kB}) {
+    const auto* a = saved.state(k);
+    const auto* b = restored.state(k);
+    ASSERT_NE(b, nullptr);
+    for (size_t i = 0; i < schema::kCoreCounterCount; ++i) {
+      EXPECT_EQ(a->core[i].total, b->core[i].total) << i;
+      EXPECT_EQ(a->core[i].last_raw, b->core[i].last_raw) << i;
+      EXPECT_EQ(a->core[i].source, b->core[i].source) << i;
+      EXPECT_EQ(a->core[i].saturated, b->core[i].saturated) << i;
+    }
+    EXPECT_EQ(a->present, b->present);
+    EXPECT_EQ(a->foreign_clears, b->foreign_clears);
+    EXPECT_EQ(a->lossy_intervals, b->lossy_intervals);
+    EXPECT_EQ(restored.if_indexes().find(k), saved.if_indexes().find(k));
+  }
+  EXPECT_EQ(total(restored, kA, CounterId::kSymbolError), 35u);  // 10 + 20 + 5
+  EXPECT_EQ(total(restored, kA, CounterId::kLinkDowned), 255u);
+  EXPECT_TRUE(restored.state(kA)->core[schema::index_of(CounterId::kLinkDowned)].saturated);
+  EXPECT_EQ(restored.state(kA)->foreign_clears, 1u);  // SymbolError
+  EXPECT_EQ(total(restored, kA, CounterId::kXmitData), 6000u);
+  ASSERT_TRUE(restored.state(kB)->extra);
+  EXPECT_NE(restored.state(kB)->extra, saved.state(kB)->extra);  // a copy, not shared
+  size_t vl_total = 0;
+  for (const auto& e : *restored.state(kB)->extra)
+    vl_total += e.total;
+  EXPECT_EQ(vl_total, 4242u);
+
+  // The next readings count from the saved baselines: no count lost, none added twice.
+  restored.apply(counters(kA, t0 + 1h, 9, 0));
+  restored.apply(extended(kA, t0 + 1h, 2500));
+  EXPECT_EQ(total(restored, kA, CounterId::kSymbolError), 39u);
+  EXPECT_EQ(total(restored, kA, CounterId::kXmitData), 10000u);
+  EXPECT_EQ(total(restored, kA, CounterId::kLinkDowned), 255u);  // 0 < 255: a foreign clear
+}
+
+TEST(StateFile, IfIndexesSurviveAndNewPortsGetFreshNumbers) {
+  const auto t = topology({kA, kB});
+  const Converter saved = with_history(t);
+  EXPECT_EQ(saved.if_indexes().find(kA), 1u);
+  EXPECT_EQ(saved.if_indexes().find(kB), 2u);
+  const PortKey k_new{0x0002c90300000000ull, 1};  // sorts first, but numbers are never reused
+  const auto grown = topology({k_new, kA, kB});
+  Converter restored({});
+  ASSERT_TRUE(apply_state(encode_state(saved, kPrefix), grown, restored));
+  restored.set_topology(std::make_shared<collector::Topology>(grown));
+  EXPECT_EQ(restored.if_indexes().find(kA), 1u);
+  EXPECT_EQ(restored.if_indexes().find(kB), 2u);
+  EXPECT_EQ(restored.if_indexes().find(k_new), 3u);
+  const auto snap = restored.snapshot(t0);
+  ASSERT_NE(snap->find(k_new), nullptr);
+  EXPECT_EQ(snap->find(k_new)->if_index, 3u);
+  EXPECT_EQ(snap->find(kB)->if_index, 2u);
+}
+
+TEST(StateFile, PortsGoneFromDiscoveryKeepTheirNumbers) {
+  IfIndexTable table;
+  table.assign(topology({kA, kB}));
+  table.assign(topology({kB}));
+  EXPECT_EQ(table.find(kA), 1u);
+  ASSERT_EQ(table.by_topology_port().size(), 1u);
+  EXPECT_EQ(table.by_topology_port()[0], 2u);
+  table.assign(topology({kA, kB}));
+  EXPECT_EQ(table.find(kA), 1u);
+  EXPECT_EQ(table.size(), 2u);
+}
+
+TEST(StateFile, RestoringDropsDuplicateAndOutOfRangeNumbers) {
+  IfIndexTable table;
+  const PortKey kC{0x0002c90300000003ull, 1}, kD{0x0002c90300000004ull, 1};
+  const size_t dropped = table.restore({{kA, 5}, {kB, 5}, {kC, 0}, {kD, 0x80000000u}});
+  EXPECT_EQ(dropped, 3u);
+  EXPECT_EQ(table.find(kA) + table.find(kB), 5u);  // exactly one of them has 5
+  table.assign(topology({kA, kB, kC}));
+  EXPECT_EQ(table.find(kC), 7u);  // after 5 and the one port that lost its duplicate: 6
+}
+
+struct Refusal {
+  std::string name;
+  std::function<void(std::string&)> damage;
+  std::string reason;
+};
+
+TEST(StateFile, UntrustworthyFilesAreRefusedWithTheirReason) {
+  const auto t = topology({kA, kB});
+  const std::string good = encode_state(with_history(t), kPrefix);
+  const std::vector<Refusal> cases = {
+      {"empty", [](std::string& b) { b.clear(); }, "too short"},
+      {"truncated", [](std::string& b) { b.resize(b.size() - 20); }, "checksum mismatch"},
+      {"flipped bit", [](std::string& b) { b[100] ^= 0x10; }, "checksum mismatch"},
+      {"not ours", [](std::string& b) { b.replace(0, 8, "GARBAGE!"); }, "not an ibpulse state"},
+      {"newer version", [](std::string& b) { b[8] = 9; }, "version 9"},
+      {"other schema", [](std::string& b) { b[13] ^= 1; }, "another counter schema"},
+  };
+  for (const auto& c : cases) {
+    std::string bytes = good;
+    c.damage(bytes);
+    Converter fresh({});
+    const auto loaded = apply_state(bytes, t, fresh);
+    ASSERT_FALSE(loaded) << c.name;
+    EXPECT_NE(loaded.error().find(c.reason), std::string::npos) << c.name << ": " << loaded.error();
+    EXPECT_EQ(fresh.port_count(), 0u) << c.name;
+  }
+}
+
+TEST(StateFile, FilesFromAnotherFabricAreRefused) {
+  const auto t = topology({kA, kB});
+  const std::string bytes = encode_state(with_history(t), kPrefix);
+  Converter fresh({});
+  auto loaded = apply_state(bytes, topology({kA, kB}, 0xfec0000000000000ull), fresh);
+  ASSERT_FALSE(loaded);
+  EXPECT_NE(loaded.error().find("subnet prefix"), std::string::npos) << loaded.error();
+  loaded = apply_state(bytes, topology({PortKey{0x1234, 1}}), fresh);
+  ASSERT_FALSE(loaded);
+  EXPECT_NE(loaded.error().find("only 0 of its 2 ports"), std::string::npos) << loaded.error();
+  EXPECT_EQ(fresh.port_count(), 0u);
+  EXPECT_EQ(fresh.if_indexes().size(), 0u);
+}
+
+TEST(StateFile, WritesAtomicallyReadsBackAndSetsAside) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("ibpulse-state-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "counters.state";
+  auto absent = read_whole_file(path);
+  ASSERT_TRUE(absent);
+  EXPECT_FALSE(absent->found);
+  ASSERT_TRUE(write_file_atomically(path, "first"));
+  ASSERT_TRUE(write_file_atomically(path, std::string("second\0x", 8)));
+  EXPECT_FALSE(std::filesystem::exists(path.string() + ".tmp"));
+  auto read = read_whole_file(path);
+  ASSERT_TRUE(read);
+  EXPECT_TRUE(read->found);
+  EXPECT_EQ(read->bytes, std::string("second\0x", 8));
+  auto moved = set_aside(path);
+  ASSERT_TRUE(moved) << moved.error();
+  EXPECT_FALSE(std::filesystem::exists(path));
+  EXPECT_TRUE(std::filesystem::exists(*moved));
+  EXPECT_NE(moved->string().find("counters.state.rejected-"), std::string::npos);
+  const auto unwritable = write_file_atomically(dir / "missing-dir" / "x", "y");
+  ASSERT_FALSE(unwritable);
+  EXPECT_NE(unwritable.error().find("cannot create"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ibpulse::converters
