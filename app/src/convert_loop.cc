@@ -30,6 +30,18 @@ std::string_view attribute_name(schema::Attribute a) {
   return info ? info->name : "?";
 }
 
+// ibIfVLTrafficTable rows: only the VLs a sample covered.
+void log_vl_totals(collector::PortKey key, const converters::PortVlTraffic& t) {
+  for (size_t vl = 0; vl < converters::kVirtualLanes; ++vl) {
+    if (!t.has_vl(vl)) continue;
+    spdlog::trace(
+        "event=vl_total node_guid={} port={} vl={} out_octets={} out_packets={} in_octets={} "
+        "in_packets={} packets_sampled={} samples={} coverage={:.4f}",
+        guid_string(key.node_guid), key.port, vl, t.out_octets(vl), t.vl[vl].xmit_packets,
+        t.in_octets(vl), t.vl[vl].rcv_packets, t.packets_sampled(vl), t.samples, t.coverage());
+  }
+}
+
 }  // namespace
 
 ConvertLoop::ConvertLoop(const DaemonConfig& config, collector::SampleRing& ring,
@@ -152,6 +164,7 @@ void ConvertLoop::log_totals() const {
                     guid_string(p.key.node_guid), p.key.port, table[c].name, p.totals[c],
                     (p.saturated >> c & 1) ? " saturated=true" : "");
     }
+    if (p.vl_traffic) log_vl_totals(p.key, *p.vl_traffic);
   }
 }
 

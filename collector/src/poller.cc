@@ -534,6 +534,9 @@ struct Poller::State {
       s.field_count = static_cast<uint8_t>(result.counters.size());
       s.advertised = (uint64_t{1} << s.field_count) - 1;
       std::copy(result.counters.begin(), result.counters.end(), s.values.begin());
+      const auto& selects = sp.session->request().selects;
+      std::copy(selects.begin(), selects.end(), s.selects.begin());
+      s.sampled_for = result.ran_for;
       ++local_samples;
       if (!ring.push(s)) ++local_drops;
     }

@@ -5,6 +5,7 @@
 #include <random>
 #include <thread>
 
+#include "ibpulse/collector/pma.h"
 #include "ibpulse/schema/fields.h"
 
 namespace ibpulse::collector {
@@ -14,7 +15,7 @@ using Clock = std::chrono::steady_clock;
 using schema::extract_bits;
 
 constexpr uint16_t kControl = 0x10, kResult = 0x11, kResultExtended = 0x1E;
-constexpr size_t kMaxCounters = 15;
+constexpr size_t kMaxCounters = kMaxSampleCounters;
 constexpr unsigned kStatusDone = 0;
 
 struct Control {
@@ -229,6 +230,7 @@ void SampleSession::on_reply(const MadCompletion& reply, Clock::time_point now) 
         return finish(SampleOutcome::kFailed, failure_detail("PortSamplesControl Set", reply));
       }
       step_ = Step::kPollResult;
+      set_answered_ = now;
       return;
     case Step::kPollResult: {
       if (reply.failure != MadFailure::kNone) {
@@ -246,6 +248,7 @@ void SampleSession::on_reply(const MadCompletion& reply, Clock::time_point now) 
         return;
       }
       std::copy(data.begin(), data.end(), polled_.begin());
+      result_.ran_for = now - set_answered_;
       step_ = Step::kReadExtended;
       return;
     }

@@ -58,6 +58,19 @@ void Converter::restore_port(collector::PortKey key, PortState state) {
   port(key) = std::move(state);
 }
 
+void Converter::restore_vl_traffic(collector::PortKey key, PortVlTraffic traffic) {
+  vl_traffic_[key] = std::make_shared<PortVlTraffic>(traffic);
+}
+
+void Converter::apply_vl_sample(const RawSample& s) {
+  auto& traffic = vl_traffic_[s.port];
+  // Snapshots share the block: copy before writing if one still holds it.
+  auto next =
+      traffic ? std::make_shared<PortVlTraffic>(*traffic) : std::make_shared<PortVlTraffic>();
+  if (add_vl_sample(*next, s)) traffic = std::move(next);
+  if (!traffic) vl_traffic_.erase(s.port);  // no per-VL select: no row
+}
+
 ApplyEvents Converter::apply(const RawSample& s) {
   ApplyEvents events;
   ++stats_.samples;
@@ -72,7 +85,12 @@ ApplyEvents Converter::apply(const RawSample& s) {
     }
     return events;
   }
-  if (sinks.empty()) return events;  // PortSamples results feed the per-VL tables (not yet)
+  if (s.attribute == Attribute::kPortSamplesResult ||
+      s.attribute == Attribute::kPortSamplesResultExtended) {
+    apply_vl_sample(s);
+    return events;
+  }
+  if (sinks.empty()) return events;
   PortState& p = port(s.port);
   const size_t slot = slot_of(s.attribute);
   const Clock::time_point previous = p.last_read[slot];

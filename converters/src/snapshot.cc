@@ -38,6 +38,12 @@ void set_utilisation(PortSnapshot& out, const collector::LinkState& link) {
       static_cast<float>(rate(CounterId::kXmitData) * 8.0 / static_cast<double>(bps));
 }
 
+std::shared_ptr<const PortVlTraffic> find_vl_traffic(const Converter::VlTrafficMap& map,
+                                                     collector::PortKey key) {
+  const auto it = map.find(key);
+  return it == map.end() ? nullptr : it->second;
+}
+
 }  // namespace
 
 const PortSnapshot* FabricSnapshot::find(collector::PortKey key) const {
@@ -66,6 +72,7 @@ std::shared_ptr<const FabricSnapshot> Converter::snapshot(Clock::time_point now)
         fill(out, ports_[it->second]);
         reported[it->second] = true;
       }
+      if (!vl_traffic_.empty()) out.vl_traffic = find_vl_traffic(vl_traffic_, port.key);
       set_utilisation(out, port.link);
     }
   }
@@ -78,6 +85,7 @@ std::shared_ptr<const FabricSnapshot> Converter::snapshot(Clock::time_point now)
     out.if_index = if_indexes_.find(keys_[i]);
     out.in_topology = false;
     fill(out, ports_[i]);
+    out.vl_traffic = find_vl_traffic(vl_traffic_, keys_[i]);
     appended = true;
   }
   if (appended) {

@@ -175,6 +175,47 @@ Result<std::vector<IfIndexTable::Entry>> read_if_indexes(Reader& in, uint64_t co
   return out;
 }
 
+void put_vl_traffic(Writer& out, collector::PortKey key, const PortVlTraffic& t) {
+  out.put(key.node_guid);
+  out.put(key.port);
+  out.put(t.sampled);
+  out.put(t.samples);
+  out.put(t.saturated);
+  out.put<int64_t>(t.covered.count());
+  out.put<int64_t>(t.observed.count());
+  for (const VlCounts& c : t.vl) {
+    out.put(c.xmit_octets);
+    out.put(c.rcv_octets);
+    out.put(c.xmit_packets);
+    out.put(c.rcv_packets);
+  }
+}
+
+using SavedVlTraffic = std::vector<std::pair<collector::PortKey, PortVlTraffic>>;
+
+Result<SavedVlTraffic> read_vl_traffic(Reader& in, size_t bytes) {
+  uint64_t count = 0;
+  if (!in.get(count)) return Err("truncated before the per-VL traffic records");
+  constexpr size_t kRecord = 9 + 5 * 8 + kVirtualLanes * 4 * 8;
+  if (count > bytes / kRecord) return Err("per-VL record count {} does not fit the file", count);
+  SavedVlTraffic out(count);
+  for (auto& [key, t] : out) {
+    int64_t covered = 0, observed = 0;
+    bool ok = in.get(key.node_guid) && in.get(key.port) && in.get(t.sampled) && in.get(t.samples) &&
+              in.get(t.saturated) && in.get(covered) && in.get(observed);
+    for (VlCounts& c : t.vl) {
+      ok = ok && in.get(c.xmit_octets) && in.get(c.rcv_octets) && in.get(c.xmit_packets) &&
+           in.get(c.rcv_packets);
+    }
+    if (!ok || covered < 0 || observed < 0) {
+      return Err("damaged per-VL record at byte {}", in.offset());
+    }
+    t.covered = std::chrono::nanoseconds(covered);
+    t.observed = std::chrono::nanoseconds(observed);
+  }
+  return out;
+}
+
 Status check_fabric(const Header& h, const std::vector<SavedPort>& ports,
                     const collector::Topology& topology, size_t& in_topology) {
   if (h.subnet_prefix != topology.subnet_prefix) {
@@ -249,6 +290,9 @@ std::string encode_state(const Converter& converter, uint64_t subnet_prefix) {
     out.put(e.key.port);
     out.put(e.if_index);
   }
+  out.put<uint64_t>(converter.vl_traffic().size());
+  for (const auto& [key, traffic] : converter.vl_traffic())
+    put_vl_traffic(out, key, *traffic);
   return out.finish();
 }
 
@@ -266,6 +310,8 @@ Result<LoadedState> apply_state(const std::string& bytes, const collector::Topol
   if (!ports) return Error{ports.error()};
   auto if_indexes = read_if_indexes(in, header->if_indexes, body);
   if (!if_indexes) return Error{if_indexes.error()};
+  auto vl_traffic = read_vl_traffic(in, body);
+  if (!vl_traffic) return Error{vl_traffic.error()};
   if (in.offset() != body) return Err("{} unexpected bytes after the records", body - in.offset());
   LoadedState loaded;
   if (auto s = check_fabric(*header, *ports, topology, loaded.ports_in_topology); !s) {
@@ -273,6 +319,8 @@ Result<LoadedState> apply_state(const std::string& bytes, const collector::Topol
   }
   for (auto& p : *ports)
     converter.restore_port(p.key, std::move(p.state));
+  for (auto& [key, traffic] : *vl_traffic)
+    converter.restore_vl_traffic(key, traffic);
   loaded.ports = ports->size();
   loaded.if_indexes = if_indexes->size();
   loaded.if_indexes_dropped = converter.if_indexes().restore(std::move(*if_indexes));

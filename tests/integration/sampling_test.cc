@@ -121,6 +121,64 @@ TEST_F(Sampling, TheDaemonSamplesTheConfiguredPorts) {
       << out.err;
 }
 
+uint64_t number_after(const std::string& text, size_t from, const std::string& key) {
+  const auto at = text.find(key, from);
+  return at == std::string::npos ? UINT64_MAX : std::stoull(text.substr(at + key.size()));
+}
+
+// ibIfVLTrafficTable: every finished sample's per-VL counts are added to 64-bit totals, and the
+// octet formulas add POH x packets: out = XmitDataVL x 4 + XmitPktVL x 4, in = RcvDataVL x 4 +
+// RcvPktVL x 4 (receive packets, not the draft's transmit packets).
+TEST_F(Sampling, PerVlTrafficTotalsAddEverySample) {
+  const std::string port = guid_text(fabric().port("Hca2", 1).node_guid) + ":1";
+  const auto out = fabric().exec(
+      {IBPULSE_BINARY_FOR_TESTS, "run", "--exit-after-sweeps", "4", "--poll.counters-interval",
+       "300ms", "--sampling.ports", port, "--sampling.every", "100ms", "--sampling.interval",
+       "1000", "--sampling.counters",
+       "PortXmitData,PortXmitDataVL2,PortRcvDataVL2,PortXmitPktVL2,PortRcvPktVL2,PortRcvDataVL5",
+       "--state.save-interval", "off", "--log.level", "trace"});
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  const std::string done =
+      "event=sample node_guid=" + guid_text(fabric().port("Hca2", 1).node_guid) +
+      " port=1 outcome=done";
+  uint64_t samples = 0;
+  for (auto at = out.err.find(done); at != std::string::npos; at = out.err.find(done, at + 1))
+    ++samples;
+  ASSERT_GE(samples, 2u) << out.err;
+  const std::string row =
+      "event=vl_total node_guid=" + guid_text(fabric().port("Hca2", 1).node_guid) + " port=1 vl=2 ";
+  const auto at = out.err.find(row);
+  ASSERT_NE(at, std::string::npos) << out.err;
+  const uint64_t n = number_after(out.err, at, "samples=");
+  // Samples finished after the last snapshot are not in it; each one seen is whole.
+  EXPECT_GE(n, samples - 1);
+  EXPECT_LE(n, samples);
+  const uint64_t xmit_data = per_vl(1, 1, 2, 1000), rcv_data = per_vl(1, 2, 2, 1000);
+  const uint64_t xmit_pkts = per_vl(1, 3, 2, 1000), rcv_pkts = per_vl(1, 4, 2, 1000);
+  EXPECT_EQ(number_after(out.err, at, "out_octets="), n * (xmit_data * 4 + xmit_pkts * 4));
+  EXPECT_EQ(number_after(out.err, at, "out_packets="), n * xmit_pkts);
+  EXPECT_EQ(number_after(out.err, at, "in_octets="), n * (rcv_data * 4 + rcv_pkts * 4));
+  EXPECT_EQ(number_after(out.err, at, "in_packets="), n * rcv_pkts);
+  EXPECT_NE(out.err.find("packets_sampled=true", at), std::string::npos);
+  // VL5: data only, so no packet term; VLs never sampled have no row.
+  const std::string vl5 =
+      "event=vl_total node_guid=" + guid_text(fabric().port("Hca2", 1).node_guid) + " port=1 vl=5 ";
+  const auto at5 = out.err.find(vl5);
+  ASSERT_NE(at5, std::string::npos) << out.err;
+  EXPECT_EQ(number_after(out.err, at5, "in_octets="), n * per_vl(1, 2, 5, 1000) * 4);
+  EXPECT_EQ(number_after(out.err, at5, "out_octets="), 0u);
+  const std::string line5 = out.err.substr(at5, out.err.find('\n', at5) - at5);
+  EXPECT_NE(line5.find("packets_sampled=false"), std::string::npos) << line5;
+  EXPECT_EQ(out.err.find("port=1 vl=0 "), std::string::npos);
+  // The responder runs a sample at least 50 ms, started every 100 ms after the last ended:
+  // between a third and all of the time is covered.
+  const auto coverage_at = out.err.find("coverage=", at);
+  ASSERT_NE(coverage_at, std::string::npos);
+  const double coverage = std::stod(out.err.substr(coverage_at + 9));
+  EXPECT_GT(coverage, 0.2) << out.err;
+  EXPECT_LE(coverage, 1.0);
+}
+
 TEST_F(Sampling, TheDaemonLeavesAForeignSampleAlone) {
   mode("foreign");
   const auto out = run_daemon_sampling();

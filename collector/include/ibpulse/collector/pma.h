@@ -17,6 +17,7 @@ namespace ibpulse::collector {
 
 // The largest attribute (PortExtendedSpeedsCounters) has 38 counters.
 inline constexpr size_t kMaxFieldsPerAttribute = 38;
+inline constexpr size_t kMaxSampleCounters = 15;  // CounterSelect0-14 of PortSamplesControl
 
 // What a node's PMA says it supports (ClassPortInfo, read once per node per discovery).
 struct PmaCapabilities {
@@ -67,6 +68,11 @@ struct RawSample {
   // Bit i: field i was cleared by our Set; the sample is the Set's response, the value after
   // the clear (a new baseline, not a reading to add).
   uint64_t cleared = 0;
+  // PortSamplesResult(Extended) samples only: the CounterSelect code of values[i] (sampler.h),
+  // and how long the sample ran (from our Set's answer until it was seen done: an upper bound
+  // of the time its counts cover).
+  std::array<uint16_t, kMaxSampleCounters> selects{};
+  std::chrono::steady_clock::duration sampled_for{};
 };
 
 // The advertised-fields mask of `attribute` for a node with `caps` (null: not known, so only

@@ -59,6 +59,9 @@ struct SampleResult {
   uint32_t interval = 0;
   bool extended = false;           // read from PortSamplesResultExtended (64-bit)
   std::vector<uint64_t> counters;  // one per select, in request order
+  // From our Set's answer until the port was seen done: an upper bound of the time the counts
+  // cover (the tick's period is device-defined, so wall-clock time is what we know).
+  std::chrono::steady_clock::duration ran_for{};
 };
 
 // One sample of one port as a state machine over MADs, so it can run inside the poller's
@@ -89,7 +92,8 @@ class SampleSession {
   bool finished_ = false;
   Clock::time_point deadline_;
   Clock::time_point wake_at_;
-  std::array<uint8_t, kMadDataSize> polled_{};  // the last PortSamplesResult, for 32-bit fallback
+  std::array<uint8_t, kMadDataSize> polled_{};
+  Clock::time_point set_answered_{};  // the last PortSamplesResult, for 32-bit fallback
   SampleResult result_;
 };
 

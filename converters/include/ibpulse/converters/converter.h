@@ -17,6 +17,7 @@
 #include "ibpulse/converters/accumulator.h"
 #include "ibpulse/converters/if_index.h"
 #include "ibpulse/converters/snapshot.h"
+#include "ibpulse/converters/vl_traffic.h"
 
 namespace ibpulse::converters {
 
@@ -73,6 +74,12 @@ class Converter {
   void for_each_port(const std::function<void(collector::PortKey, const PortState&)>& f) const;
   void restore_port(collector::PortKey key, PortState state);
 
+  // Per-VL traffic from PortSamples results, per port that has sampled (shared with snapshots).
+  using VlTrafficMap =
+      std::unordered_map<collector::PortKey, std::shared_ptr<PortVlTraffic>, PortKeyHash>;
+  const VlTrafficMap& vl_traffic() const { return vl_traffic_; }
+  void restore_vl_traffic(collector::PortKey key, PortVlTraffic traffic);
+
   const IfIndexTable& if_indexes() const { return if_indexes_; }
   IfIndexTable& if_indexes() { return if_indexes_; }
 
@@ -89,6 +96,7 @@ class Converter {
                    size_t counter, size_t index, Clock::duration dt, ApplyEvents& events);
   void note_clear_window(PortState& p, const collector::RawSample& s, Clock::duration dt);
   bool maybe_ask_clear(PortState& p, const collector::RawSample& s);
+  void apply_vl_sample(const collector::RawSample& s);
 
   ConverterOptions options_;
   collector::ClearRing* clears_;
@@ -97,6 +105,7 @@ class Converter {
   std::vector<collector::PortKey> keys_;
   std::vector<PortState> ports_;
   IfIndexTable if_indexes_;
+  VlTrafficMap vl_traffic_;
   ConverterStats stats_;
 };
 

@@ -15,6 +15,7 @@
 #include "ibpulse/collector/topology.h"
 #include "ibpulse/converters/accumulator.h"
 #include "ibpulse/converters/if_mib.h"
+#include "ibpulse/converters/vl_traffic.h"
 
 namespace ibpulse::converters {
 
@@ -37,6 +38,8 @@ struct PortSnapshot {
   uint64_t lossy_intervals = 0, foreign_clears = 0, own_clears = 0, source_switches = 0;
   // The per-VL / per-lane counters (index - kCoreCounterCount), or null if never read.
   std::shared_ptr<const std::vector<CounterState>> extra;
+  // Per-VL traffic from PortSamples (ibIfVLTrafficTable), or null: never sampled.
+  std::shared_ptr<const PortVlTraffic> vl_traffic;
 
   bool has(schema::CounterId id) const { return present >> schema::index_of(id) & 1; }
   uint64_t total(schema::CounterId id) const { return totals[schema::index_of(id)]; }
