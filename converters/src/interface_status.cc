@@ -1,0 +1,100 @@
+#include "ibpulse/converters/interface_status.h"
+
+namespace ibpulse::converters {
+namespace {
+
+// PortInfo encodings (pma-facts.md).
+constexpr uint8_t kStateDown = 1, kStateInit = 2, kStateArmed = 3, kStateActive = 4;
+constexpr uint8_t kPhysLinkUp = 5, kPhysPhyTest = 7;
+
+}  // namespace
+
+std::string_view to_string(OperStatus status) {
+  switch (status) {
+    case OperStatus::kUp:
+      return "up";
+    case OperStatus::kDown:
+      return "down";
+    case OperStatus::kTesting:
+      return "testing";
+    case OperStatus::kUnknown:
+      return "unknown";
+    case OperStatus::kDormant:
+      return "dormant";
+    case OperStatus::kNotPresent:
+      return "notPresent";
+    case OperStatus::kLowerLayerDown:
+      return "lowerLayerDown";
+  }
+  return "unknown";
+}
+
+OperStatus oper_status(const collector::LinkState& link) {
+  if (link.phys_state == kPhysPhyTest) return OperStatus::kTesting;
+  switch (link.state) {
+    case kStateActive:
+      return OperStatus::kUp;
+    case kStateInit:
+    case kStateArmed:
+      return link.phys_state == kPhysLinkUp ? OperStatus::kDormant : OperStatus::kDown;
+    case kStateDown:
+      return OperStatus::kDown;
+    default:
+      return OperStatus::kUnknown;  // never read (0) or an encoding we do not know
+  }
+}
+
+uint32_t mtu_octets(uint8_t neighbor_mtu) {
+  return neighbor_mtu >= 1 && neighbor_mtu <= 5 ? 128u << neighbor_mtu : 0;
+}
+
+uint16_t phys_address_lid(const collector::Port& port, bool on_switch) {
+  return on_switch && port.key.port != 0 ? 0 : port.lid;
+}
+
+std::vector<collector::PortKey> InterfaceTable::update(const collector::Topology& topology,
+                                                       std::chrono::steady_clock::time_point now,
+                                                       std::chrono::steady_clock::duration grace) {
+  for (auto& [key, state] : states_) {
+    if (state.gone_since == std::chrono::steady_clock::time_point{}) state.gone_since = now;
+  }
+  for (const collector::Port& port : topology.ports) {
+    const OperStatus status = oper_status(port.link);
+    const auto [it, added] = states_.try_emplace(port.key);
+    State& s = it->second;
+    // A new port's state was entered before we knew it: ifLastChange stays 0 (IF-MIB).
+    if (!added && s.status != status) s.last_change = now;
+    s.status = status;
+    s.gone_since = {};
+  }
+  for (auto& [key, state] : states_) {
+    if (state.gone_since != std::chrono::steady_clock::time_point{} &&
+        state.status != OperStatus::kNotPresent) {
+      state.status = OperStatus::kNotPresent;
+      state.last_change = now;
+    }
+  }
+  return expired(now, grace);
+}
+
+std::vector<collector::PortKey> InterfaceTable::expired(std::chrono::steady_clock::time_point now,
+                                                        std::chrono::steady_clock::duration grace) {
+  std::vector<collector::PortKey> out;
+  for (auto it = states_.begin(); it != states_.end();) {
+    const auto gone = it->second.gone_since;
+    if (gone != std::chrono::steady_clock::time_point{} && now - gone >= grace) {
+      out.push_back(it->first);
+      it = states_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return out;
+}
+
+const InterfaceTable::State* InterfaceTable::find(collector::PortKey key) const {
+  const auto it = states_.find(key);
+  return it == states_.end() ? nullptr : &it->second;
+}
+
+}  // namespace ibpulse::converters
