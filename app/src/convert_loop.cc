@@ -13,6 +13,9 @@ using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
 constexpr unsigned kForeignClearLogs = 20;  // then only the count, in the stats lines
+// A reboot or an operator's perfquery -R clears a port now and then; this many clears within
+// one window means something clears counters routinely (opensm's PerfMgr, UFM, a cron job).
+constexpr uint64_t kFrequentForeignClears = 3;
 
 std::string field_names(schema::Attribute attribute, uint64_t mask) {
   std::string out;
@@ -51,6 +54,7 @@ ConvertLoop::ConvertLoop(const DaemonConfig& config, collector::SampleRing& ring
       trace_sample_(trace_sample),
       store_(store),
       publish_interval_(config.publish_interval),
+      foreign_clear_window_(config.foreign_clear_window),
       converter_(config.converter, &clears),
       state_(
           config.state_dir.empty() ? default_state_dir() : std::filesystem::path(config.state_dir),
@@ -108,6 +112,7 @@ void ConvertLoop::apply(const collector::RawSample& s) {
   if (events.clear_requested) {
     spdlog::debug("event=clear_requested {}", port());
   }
+  if (events.foreign_clear) note_foreign_clear(s.port, s.received);
   if (events.foreign_clear && foreign_logged_ < kForeignClearLogs) {
     ++foreign_logged_;
     spdlog::warn(
@@ -115,6 +120,26 @@ void ConvertLoop::apply(const collector::RawSample& s) {
         "reboot cleared counters{}\"",
         port(), foreign_logged_ == kForeignClearLogs ? "; further ones are only counted" : "");
   }
+}
+
+void ConvertLoop::note_foreign_clear(collector::PortKey port, Clock::time_point at) {
+  if (foreign_window_.clears == 0) foreign_window_.start = at;
+  ++foreign_window_.clears;
+  foreign_window_.ports.insert(port);
+}
+
+void ConvertLoop::report_foreign_clears(Clock::time_point now, bool final) {
+  auto& w = foreign_window_;
+  if (w.clears == 0 || (!final && now - w.start < foreign_clear_window_)) return;
+  if (w.clears >= kFrequentForeignClears) {
+    spdlog::warn(
+        "event=frequent_foreign_clears clears={} ports={} window_seconds={} note=\"another "
+        "manager seems to clear counters routinely (opensm's PerfMgr, UFM, perfquery -R): "
+        "ibpulse's totals stay exact, but that manager's users see cleared counters\"",
+        w.clears, w.ports.size(),
+        std::chrono::duration_cast<std::chrono::seconds>(now - w.start).count());
+  }
+  w = {};
 }
 
 void ConvertLoop::run(const std::atomic<bool>& stop) {
@@ -142,12 +167,14 @@ void ConvertLoop::run(const std::atomic<bool>& stop) {
       stats_ = converter_.stats();
     }
     if (topology_) state_.maybe_save(converter_, topology_->subnet_prefix, now);
+    report_foreign_clears(now);
     if (n == 0) std::this_thread::sleep_for(5ms);
   }
   drain();  // the poller has stopped: what it read still counts
   take_topology();
   store_.publish(converter_.snapshot(Clock::now()));
   if (topology_) state_.save_now(converter_, topology_->subnet_prefix);
+  report_foreign_clears(Clock::now(), true);
   std::lock_guard lock(mutex_);
   stats_ = converter_.stats();
 }

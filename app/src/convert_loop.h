@@ -9,6 +9,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <set>
 
 #include "daemon_config.h"
 #include "ibpulse/collector/poller.h"
@@ -40,6 +41,7 @@ class ConvertLoop {
   SampleLogger trace_sample_;
   converters::SnapshotStore& store_;
   std::chrono::milliseconds publish_interval_;
+  std::chrono::milliseconds foreign_clear_window_;
   converters::Converter converter_;
   StateSaver state_;
   mutable std::mutex mutex_;  // guards pending_, topology_, stats_
@@ -47,6 +49,15 @@ class ConvertLoop {
   std::shared_ptr<const collector::Topology> topology_;
   converters::ConverterStats stats_;
   unsigned foreign_logged_ = 0;
+  // Foreign clears in the current window: several mean another manager clears counters.
+  struct ForeignClearWindow {
+    std::chrono::steady_clock::time_point start{};
+    uint64_t clears = 0;
+    std::set<collector::PortKey> ports;
+  } foreign_window_;
+  void note_foreign_clear(collector::PortKey port, std::chrono::steady_clock::time_point at);
+  // At the end of a window (or at stop: `final`), warns if the clears were frequent.
+  void report_foreign_clears(std::chrono::steady_clock::time_point now, bool final = false);
 };
 
 }  // namespace ibpulse::cli

@@ -251,6 +251,11 @@ const std::vector<KeyDef>& key_defs() {
        }},
       {{"counters.publish-interval", "Time between snapshots the exporters read", "1s"},
        duration(IBPULSE_FIELD(publish_interval))},
+      {{"counters.foreign-clear-window",
+        "Three or more foreign clears (readings below the previous one we did not cause) within "
+        "this time log a warning that another manager clears counters",
+        "10m"},
+       duration(IBPULSE_FIELD(foreign_clear_window))},
       {{"state.dir",
         "Directory of the counters' state file, which keeps totals and ifIndex numbers across "
         "restarts (a simulated fabric: its run directory; systemd: STATE_DIRECTORY; else "

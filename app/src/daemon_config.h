@@ -20,8 +20,9 @@ struct DaemonConfig {
   collector::PollerOptions poller;
   converters::ConverterOptions converter;
   std::chrono::milliseconds publish_interval{1000};
-  std::string state_dir;                                 // empty: default_state_dir()
-  std::chrono::milliseconds state_save_interval{60000};  // 0: no state file at all
+  std::chrono::milliseconds foreign_clear_window{600000};  // 3 foreign clears in it: a warning
+  std::string state_dir;                                   // empty: default_state_dir()
+  std::chrono::milliseconds state_save_interval{60000};    // 0: no state file at all
   std::string node_name_map;
   size_t ring_size = 65536;
 };

@@ -299,6 +299,27 @@ TEST(Daemon, NeverPolicyLeavesLatchedCountersAloneAndSeesForeignClears) {
   fabric().set("PerformanceSet \"Hca3\"[1] PortCounters.SymbolErrorCounter=0");
 }
 
+// Three readings below the previous one within the window: another manager clears counters
+// routinely, and the operator is told so once per window.
+TEST(Daemon, FrequentForeignClearsAreReported) {
+  fabric().set("PerformanceSet \"Hca1\"[1] PortCounters.PortRcvErrors=40");
+  Daemon d({"--poll.counters-interval", "200ms", "--counters.foreign-clear-window", "5s",
+            "--state.save-interval", "off", "--log.level", "trace"});
+  ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+  for (const char* value : {"30", "20", "10"}) {
+    std::this_thread::sleep_for(600ms);
+    fabric().set(std::string("PerformanceSet \"Hca1\"[1] PortCounters.PortRcvErrors=") + value);
+  }
+  ASSERT_TRUE(d.wait_for("event=frequent_foreign_clears clears=3 ports=1 ", 10s)) << d.log();
+  d.signal(SIGTERM);
+  ASSERT_TRUE(d.wait_for("event=stopped", 5s)) << d.log();
+  const std::string log = d.log();
+  EXPECT_EQ(count(log, "event=frequent_foreign_clears"), 1u) << log;
+  // Each lower reading is a clear then counts up to it: 40 + 30 + 20 + 10.
+  EXPECT_EQ(total_in(log, total_line("Hca1", 1, "rcv_errors")), 100u) << log;
+  fabric().set("PerformanceSet \"Hca1\"[1] PortCounters.PortRcvErrors=0");
+}
+
 // The state file: totals continue across a restart, even when the hardware counter was
 // cleared by someone else while the first daemon ran; on the simulator it lives in the
 // fabric's run directory.
