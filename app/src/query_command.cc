@@ -1,5 +1,6 @@
-// `ibpulse query`: every counter of one port, raw, like a faster perfquery; `--all`: discovery
-// plus one pipelined sweep of every port, the job ibqueryerrors does.
+// `ibpulse query`: every counter of one port, raw, like a faster perfquery, with the IF-MIB
+// values derived from them; `--all`: discovery plus one pipelined sweep of every port, the job
+// ibqueryerrors does.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include "commands.h"
 #include "ibpulse/collector/environment.h"
 #include "ibpulse/collector/sweep.h"
+#include "query_if_mib.h"
 
 namespace ibpulse::cli {
 namespace {
@@ -137,8 +139,14 @@ std::optional<uint16_t> parse_lid(std::string_view text) {
   return static_cast<uint16_t>(value);
 }
 
+// A port to read, and its link when discovery saw it (a GUID target).
+struct Resolved {
+  collector::SweepTarget target;
+  std::optional<collector::LinkState> link;
+};
+
 // A GUID target: find its port (a port GUID, or a node GUID and a port number).
-Result<collector::SweepTarget> resolve_guid(const QueryArgs& a) {
+Result<Resolved> resolve_guid(const QueryArgs& a) {
   const std::string_view hex = std::string_view(a.target).substr(a.target.rfind('x') + 1);
   uint64_t guid = 0;
   auto [ptr, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), guid, 16);
@@ -153,13 +161,13 @@ Result<collector::SweepTarget> resolve_guid(const QueryArgs& a) {
   for (const auto& p : topology->ports) {
     if (p.port_guid == guid && (!a.port || *a.port == p.key.port) &&
         topology->find_node(p.key.node_guid)->kind != collector::NodeKind::kSwitch) {
-      return collector::SweepTarget{p.key, p.lid};
+      return Resolved{{p.key, p.lid}, p.link};
     }
   }
   if (const auto* node = topology->find_node(guid)) {
     const uint8_t port = static_cast<uint8_t>(a.port.value_or(1));
     if (const auto* p = topology->find_port({guid, port}))
-      return collector::SweepTarget{p->key, p->lid};
+      return Resolved{{p->key, p->lid}, p->link};
     return Err("node {} ({}) has no port {}", guid_string(guid), node->name, port);
   }
   return Err("no node or port with GUID {} in the fabric", guid_string(guid));
@@ -167,12 +175,14 @@ Result<collector::SweepTarget> resolve_guid(const QueryArgs& a) {
 
 int query_one(const QueryArgs& a) {
   collector::SweepTarget target;
+  std::optional<collector::LinkState> link;
   if (auto lid = parse_lid(a.target)) {
     target = {{0, static_cast<uint8_t>(a.port.value_or(1))}, *lid};
   } else {
     auto resolved = resolve_guid(a);
     if (!resolved) return fail(resolved.error());
-    target = *resolved;
+    target = resolved->target;
+    link = resolved->link;
   }
   auto engine = open_engine(a);
   if (!engine) return fail(engine.error());
@@ -183,6 +193,7 @@ int query_one(const QueryArgs& a) {
     return fail(fmt::format("LID {} port {}: the PMA does not answer ClassPortInfo", target.lid,
                             target.key.port));
   }
+  const auto if_mib = if_mib_of(result.samples, target.key, link);
   if (a.json) {
     nlohmann::json out{{"lid", target.lid},
                        {"port", target.key.port},
@@ -191,6 +202,10 @@ int query_one(const QueryArgs& a) {
                          {"CapabilityMask2", node_caps->capability_mask2}}}};
     for (const auto& s : result.samples)
       out[attribute_name(s.attribute)] = sample_json(s, node_caps);
+    if (if_mib) {
+      out["if_mib"] = if_mib_json(*if_mib);
+      out["if_mib_inputs"] = if_mib_inputs_json(*if_mib);
+    }
     fmt::print("{}\n", out.dump(1));
     return 0;
   }
@@ -198,6 +213,7 @@ int query_one(const QueryArgs& a) {
              target.key.port, node_caps->capability_mask, node_caps->capability_mask2);
   for (const auto& s : result.samples)
     print_sample(s, node_caps);
+  if (if_mib) print_if_mib(*if_mib);
   return 0;
 }
 
@@ -271,8 +287,9 @@ void add_query_command(CLI::App& app, Action& action) {
       "query",
       "Read every counter of one port (PortCounters, PortCountersExtended, error and discard "
       "details, flow control, per-VL and per-OpCode counters, extended speeds), raw, with "
-      "units: a faster, friendlier perfquery. --all discovers the fabric and reads every active "
-      "port in one pipelined sweep, like ibqueryerrors.");
+      "units, and the IF-MIB values derived from them (IB-IF-MIB draft): a faster, friendlier "
+      "perfquery. --all discovers the fabric and reads every active port in one pipelined "
+      "sweep, like ibqueryerrors.");
   auto a = std::make_shared<QueryArgs>();
   add_discovery_flags(*query, a->fabric);
   query->add_option("target", a->target, "LID (decimal or 0x1234) or node/port GUID (0x...)");
@@ -281,7 +298,8 @@ void add_query_command(CLI::App& app, Action& action) {
   query->add_flag("--all", a->all, "Every active port of the fabric");
   query->add_flag("--json", a->json,
                   "JSON: one member per attribute (IBA names), fields named as perfquery prints "
-                  "them, raw values; unsupported fields are null and listed");
+                  "them, raw values; unsupported fields are null and listed; \"if_mib\": the "
+                  "derived IF-MIB values (ifInOctets, ...), \"if_mib_inputs\": what they include");
   query->add_option("--mad.window", a->window, "MADs in flight (capped at 64 on the simulator)")
       ->capture_default_str()
       ->check(CLI::Range(1u, 4096u));

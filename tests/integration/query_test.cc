@@ -162,6 +162,96 @@ TEST(Query, AllSweepsEveryActivePort) {
   EXPECT_TRUE(found);
 }
 
+// The IF-MIB values query derives, against hand-computed numbers. Error counters never move
+// with MADs, so their sums are exact; data and packet counters move by 72 dwords and 1 packet
+// per MAD crossing the link (sim-facts.md), so the octet sums are checked exactly against the
+// readings printed beside them and, by hand, within the MADs query itself sent to the node.
+TEST(Query, IfMibValuesFollowTheDraftsMappingOverWhatWasRead) {
+  const std::string port = "\"Hca2\"[1]";
+  const std::vector<std::string> values = {
+      "PortCounters.PortRcvErrors=1234",
+      "PortCounters.PortRcvRemotePhysicalErrors=5",
+      "PortCounters.PortXmitDiscards=7",
+      "PortCounters.PortXmitConstraintErrors=8",
+      "PortCounters.PortRcvConstraintErrors=9",
+      "PortCounters.VL15Dropped=12",
+      // The 32-bit copies latched, the 64-bit ones far beyond: the extended copy is the source.
+      "PortCounters.PortRcvData=4294967295",
+      "PortCounters.PortXmitData=4294967295",
+      "PortCountersExtended.PortRcvData=1000000000000",
+      "PortCountersExtended.PortXmitData=2000000000000",
+      "PortCountersExtended.PortRcvPkts=3000000",
+      "PortCountersExtended.PortXmitPkts=4000000",
+      "PortCountersExtended.PortUnicastRcvPkts=2900000",
+      "PortCountersExtended.PortUnicastXmitPkts=3999000",
+      "PortCountersExtended.PortMulticastXmitPkts=1000",
+      "PortFlowCtlCounters.PortXmitFlowPkts=41",
+      "PortFlowCtlCounters.PortRcvFlowPkts=43",
+  };
+  for (const auto& v : values)
+    fabric().set("PerformanceSet " + port + " " + v);
+  // By GUID: query discovers the fabric, so it knows the link (4X SDR: 4 x 2 Gb/s of data).
+  const auto q = query_json({guid_text(fabric().port("Hca2", 1).node_guid), "1"});
+  ASSERT_TRUE(q.contains("if_mib")) << q.dump();
+  const auto& m = q.at("if_mib");
+  const auto& ext = q.at("PortCountersExtended");
+  const auto& flow = q.at("PortFlowCtlCounters");
+  const auto u = [](const nlohmann::json& j, const char* name) {
+    return j.at(name).get<uint64_t>();
+  };
+
+  // Exactly the draft's formulas over the readings shown beside them.
+  EXPECT_EQ(u(m, "ifInOctets"),
+            u(ext, "PortRcvData") * 4 + u(ext, "PortRcvPkts") * 4 + u(flow, "PortRcvFlowPkts") * 8);
+  EXPECT_EQ(u(m, "ifOutOctets"), u(ext, "PortXmitData") * 4 + u(ext, "PortXmitPkts") * 4 +
+                                     u(flow, "PortXmitFlowPkts") * 8);
+  // By hand. Between the Sets and query's reading, only query's own MADs reached Hca2
+  // (discovery's SMPs, ClassPortInfo, PortCounters): fewer than 40, each at most 72 dwords
+  // and 1 packet each way.
+  constexpr uint64_t kMadOctets = 40 * (72 * 4 + 4);
+  const uint64_t in_octets = 1000000000000ull * 4 + 3000000 * 4 + 43 * 8;
+  const uint64_t out_octets = 2000000000000ull * 4 + 4000000 * 4 + 41 * 8;
+  EXPECT_GE(u(m, "ifInOctets"), in_octets);
+  EXPECT_LE(u(m, "ifInOctets"), in_octets + kMadOctets);
+  EXPECT_GE(u(m, "ifOutOctets"), out_octets);
+  EXPECT_LE(u(m, "ifOutOctets"), out_octets + kMadOctets);
+  // ibsim advertises the IETF extended counters (CapabilityMask 0x200): unicast and multicast
+  // apart, which MADs do not move; discarded packets join the unicast output count.
+  EXPECT_EQ(u(m, "ifInUcastPkts"), 2900000u);
+  // ibsim accepts a PerformanceSet of PortMulticastRcvPkts but it reads back 0 ever after.
+  EXPECT_EQ(u(m, "ifInMulticastPkts"), u(ext, "PortMulticastRcvPkts"));
+  EXPECT_EQ(u(m, "ifOutUcastPkts"), 3999000u + 7 + 8);
+  EXPECT_EQ(u(m, "ifOutMulticastPkts"), 1000u);
+  EXPECT_EQ(u(m, "ifInDiscards"), 9u + 12);  // PortRcvConstraintErrors + VL15Dropped
+  EXPECT_EQ(u(m, "ifOutDiscards"), 7u + 8);  // PortXmitDiscards + PortXmitConstraintErrors
+  EXPECT_EQ(u(m, "ifInErrors"), 5u + 1234);  // PortRcvRemotePhysicalErrors + PortRcvErrors
+  EXPECT_EQ(u(m, "ifSpeed"), 4294967295u) << "8 Gb/s does not fit a Gauge32";
+  EXPECT_EQ(u(m, "ifHighSpeed"), 8000u);
+  EXPECT_EQ(q.at("if_mib_inputs").at("flow_control_counted"), true);
+  EXPECT_EQ(q.at("if_mib_inputs").at("ietf_extended"), true);
+  EXPECT_TRUE(q.at("if_mib_inputs").at("latched").empty())
+      << "the latched 32-bit data copies are not the source: " << q.dump();
+
+  // Text output: the same values beside the raw counters; a LID target has no link to show.
+  const auto text =
+      fabric().exec({IBPULSE_BINARY_FOR_TESTS, "query", std::to_string(fabric().lid("Hca2", 1))});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("IF-MIB (draft-ietf-ipoib-ibif-mib-00"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("ifInErrors                                         1239  "),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("ifOutUcastPkts                                  3999015  "),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("ifSpeed                                         unknown"),
+            std::string::npos)
+      << text.out;
+  EXPECT_EQ(text.out.find("PortFlowCtlCounters not read"), std::string::npos) << text.out;
+
+  for (const auto& v : values)
+    fabric().set("PerformanceSet " + port + " " + v.substr(0, v.find('=')) + "=0");
+}
+
 // Parses "... N retried" from query --all's summary.
 uint64_t retried(const std::string& summary) {
   const auto at = summary.find(" retried");

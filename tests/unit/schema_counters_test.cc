@@ -150,6 +150,12 @@ TEST(SchemaCounters, DerivedValuesMapToIfMibColumns) {
   EXPECT_EQ(derived(DerivedId::kIfInDiscards).mib.column, 13);
   EXPECT_EQ(derived(DerivedId::kIfOutDiscards).mib.column, 19);
   EXPECT_EQ(derived(DerivedId::kIfInErrors).mib.column, 14);
+  // The draft's mapping table names the IF-MIB objects; `ibpulse query` shows them so.
+  EXPECT_EQ(derived(DerivedId::kIfInOctets).object, "ifInOctets");
+  EXPECT_EQ(derived(DerivedId::kIfOutUcastPkts).object, "ifOutUcastPkts");
+  EXPECT_EQ(derived(DerivedId::kIfInErrors).object, "ifInErrors");
+  for (const auto& d : derived_table())
+    EXPECT_TRUE(d.object.starts_with("if")) << d.name;
 }
 
 }  // namespace

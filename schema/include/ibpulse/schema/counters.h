@@ -132,7 +132,8 @@ inline constexpr size_t kDerivedCount = static_cast<size_t>(DerivedId::kIfInErro
 struct Derived {
   std::string_view name;  // Prometheus: infiniband_port_<name>_total
   std::string_view help;
-  MibColumn mib;  // the 64-bit ifXTable column where there is one, else the ifTable one
+  MibColumn mib;            // the 64-bit ifXTable column where there is one, else the ifTable one
+  std::string_view object;  // the IF-MIB object the draft's mapping names: "ifInOctets"
 };
 std::span<const Derived> derived_table();
 const Derived& derived(DerivedId id);

@@ -1,0 +1,112 @@
+#include "query_if_mib.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <limits>
+
+#include "ibpulse/converters/converter.h"
+
+namespace ibpulse::cli {
+namespace {
+
+using schema::Attribute;
+using schema::CounterId;
+
+constexpr uint64_t kGauge32Max = std::numeric_limits<uint32_t>::max();
+
+// RFC 2863: ifSpeed is a Gauge32 in bits/s, at its maximum when the rate does not fit;
+// ifHighSpeed is in units of 1,000,000 bits/s.
+uint64_t if_speed(uint64_t bits) {
+  return std::min(bits, kGauge32Max);
+}
+uint64_t if_high_speed(uint64_t bits) {
+  return (bits + 500000) / 1000000;
+}
+
+// The IBA names of the counters whose narrow copy was found at all ones: a value derived from
+// them is a lower bound.
+std::vector<std::string> latched(const converters::PortSnapshot& p) {
+  std::vector<std::string> out;
+  const auto table = schema::counter_table();
+  for (size_t c = 0; c < schema::kCoreCounterCount; ++c) {
+    if ((p.present & p.saturated) >> c & 1) out.emplace_back(table[c].field);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<QueryIfMib> if_mib_of(std::span<const collector::RawSample> samples,
+                                    collector::PortKey key,
+                                    const std::optional<collector::LinkState>& link) {
+  // As the poller marks it: PortCounters fields whose 64-bit copy the port advertises are not
+  // their counters' source.
+  uint64_t superseded = 0;
+  for (const auto& s : samples) {
+    if (s.attribute == Attribute::kPortCountersExtended &&
+        s.failure == collector::MadFailure::kNone)
+      superseded = collector::superseded_fields(s.advertised);
+  }
+  converters::Converter converter(converters::ConverterOptions{});
+  for (const auto& s : samples) {
+    if (s.port != key) continue;
+    collector::RawSample copy = s;
+    if (copy.attribute == Attribute::kPortCounters) copy.superseded = superseded;
+    converter.apply(copy);
+  }
+  const auto snapshot = converter.snapshot(converters::Clock::now());
+  const auto* port = snapshot->find(key);
+  if (port == nullptr || !port->has(CounterId::kRcvData) || !port->has(CounterId::kXmitData))
+    return std::nullopt;
+  QueryIfMib out{*port, std::nullopt};
+  if (link) {
+    if (const uint64_t bits = converters::link_bits_per_second(*link); bits != 0)
+      out.link_bits = bits;
+  }
+  return out;
+}
+
+nlohmann::json if_mib_json(const QueryIfMib& v) {
+  nlohmann::json out = nlohmann::json::object();
+  for (size_t i = 0; i < schema::kDerivedCount; ++i)
+    out[std::string(schema::derived_table()[i].object)] = v.port.derived[i];
+  if (v.link_bits) {
+    out["ifSpeed"] = if_speed(*v.link_bits);
+    out["ifHighSpeed"] = if_high_speed(*v.link_bits);
+  }
+  return out;
+}
+
+nlohmann::json if_mib_inputs_json(const QueryIfMib& v) {
+  return {{"flow_control_counted", v.port.flow_control_counted},
+          {"ietf_extended", v.port.ietf_extended},
+          {"latched", latched(v.port)}};
+}
+
+void print_if_mib(const QueryIfMib& v) {
+  fmt::print(
+      "IF-MIB (draft-ietf-ipoib-ibif-mib-00 section 2.4, POH 4, SLP 8), from these readings:\n");
+  for (size_t i = 0; i < schema::kDerivedCount; ++i) {
+    const auto& d = schema::derived_table()[i];
+    fmt::print("  {:<34} {:>20}  {}\n", d.object, v.port.derived[i], d.help);
+  }
+  if (v.link_bits) {
+    fmt::print("  {:<34} {:>20}  bits/s{}\n", "ifSpeed", if_speed(*v.link_bits),
+               *v.link_bits > kGauge32Max
+                   ? fmt::format(" (the link carries {}: above Gauge32)", *v.link_bits)
+                   : "");
+    fmt::print("  {:<34} {:>20}  Mb/s\n", "ifHighSpeed", if_high_speed(*v.link_bits));
+  } else {
+    fmt::print("  {:<34} {:>20}  (query by GUID to read the link)\n", "ifSpeed", "unknown");
+  }
+  if (!v.port.flow_control_counted)
+    fmt::print("  (PortFlowCtlCounters not read: the octets' flow control terms are 0)\n");
+  if (!v.port.ietf_extended)
+    fmt::print("  (no IETF extended counters: every packet counted as unicast, as the draft)\n");
+  if (const auto names = latched(v.port); !names.empty())
+    fmt::print("  (latched, so the values using them are lower bounds: {})\n",
+               fmt::join(names, ", "));
+}
+
+}  // namespace ibpulse::cli
