@@ -18,6 +18,7 @@
 #include <set>
 #include <thread>
 
+#include "daemon_client.h"
 #include "sim_fabric.h"
 
 namespace ibpulse::testing {
@@ -32,73 +33,29 @@ SimFabric& fabric() {
   return SimFabricEnvironment::fabric();
 }
 
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-// The daemon, attached to the fabric through `sim exec`, logging into a file. No state file:
-// every run starts from the raw readings, whatever an earlier test's daemon counted.
-class Daemon {
+// The daemon as these tests run it: tracing its totals, and with no state file, so every run
+// starts from the raw readings whatever an earlier test's daemon counted.
+class CountingDaemon : public Daemon {
  public:
-  explicit Daemon(const std::vector<std::string>& args) {
-    log_ =
-        std::filesystem::temp_directory_path() / ("ibpulse-counters-" + std::to_string(::getpid()) +
-                                                  "-" + std::to_string(counter_++) + ".log");
-    std::vector<std::string> command = {
-        IBPULSE_BINARY_FOR_TESTS,    "run", "--log.level",          "trace",
-        "--state.save-interval",     "off", "--discovery.interval", "1h",
-        "--poll.port-info-interval", "off"};
-    command.insert(command.end(), args.begin(), args.end());
-    process_ = fabric().start_client(command, log_);
-  }
-  ~Daemon() {
-    sim::terminate(process_, 5s);
-    std::filesystem::remove(log_);
-  }
-  std::string log() const { return read_file(log_); }
-  bool wait_for(const std::string& text, std::chrono::milliseconds timeout) const {
-    const auto until = std::chrono::steady_clock::now() + timeout;
-    while (log().find(text) == std::string::npos) {
-      if (std::chrono::steady_clock::now() > until) return false;
-      std::this_thread::sleep_for(50ms);
-    }
-    return true;
-  }
-  // SIGTERM, then the log once the daemon has written its totals.
-  std::string stop() const {
-    ::kill(-process_.pid, SIGTERM);
-    EXPECT_TRUE(wait_for("event=stopped", 5s)) << log();
-    return log();
-  }
+  explicit CountingDaemon(std::vector<std::string> args)
+      : Daemon(fabric(), with_defaults(std::move(args))) {}
 
  private:
-  static inline int counter_ = 0;
-  std::filesystem::path log_;
-  sim::ProcessRef process_;
+  static std::vector<std::string> with_defaults(std::vector<std::string> args) {
+    std::vector<std::string> all = {
+        "--log.level",          "trace", "--state.save-interval",     "off",
+        "--discovery.interval", "1h",    "--poll.port-info-interval", "off"};
+    all.insert(all.end(), args.begin(), args.end());
+    return all;
+  }
 };
-
-size_t count(const std::string& text, const std::string& needle) {
-  size_t n = 0;
-  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
-    ++n;
-  return n;
-}
 
 std::string guid_of(const std::string& node) {
   return guid_text(fabric().port(node, 1).node_guid);
 }
 
 std::string total_line(const std::string& node, unsigned port, const std::string& counter) {
-  return "event=port_total node_guid=" + guid_of(node) + " port=" + std::to_string(port) +
-         " counter=" + counter + " total=";
-}
-
-// The exported total, or UINT64_MAX when the daemon did not report it.
-uint64_t total_in(const std::string& log, const std::string& line) {
-  const auto at = log.rfind(line);
-  if (at == std::string::npos) return UINT64_MAX;
-  return std::stoull(log.substr(at + line.size()));
+  return testing::total_line(fabric(), node, port, counter);
 }
 
 // A number from the daemon's `event=stopped` line.
@@ -169,7 +126,7 @@ std::map<std::pair<std::string, unsigned>, Reading> read_all_extended() {
 }
 
 TEST(Counters, DataCountersUnderSimTrafficEqualTheInjectedTotals) {
-  Daemon d({"--poll.counters-interval", "500ms"});
+  CountingDaemon d({"--poll.counters-interval", "500ms"});
   ASSERT_TRUE(d.wait_for("event=ready ports=12 stale=0", 15s)) << d.log();
   // The starting reading. ibsim's 64-bit counters never latch and nothing clears them, so the
   // daemon's total (its first reading, then deltas) is its last reading of the 64-bit copy.
@@ -239,7 +196,8 @@ TEST(Counters, ThirtyTwoBitOnlyNodeWithNeverPolicyLatchesAndCountsUpToTheLatch) 
   set("Hca3", "PortCounters.PortXmitData=1000");
   // The 64-bit copies hold something else: the daemon must not read them for this node.
   set("Hca3", "PortCountersExtended.PortRcvData=7");
-  Daemon d({"--poll.counters-interval", "300ms", "--poll.no-extended-nodes", guid_of("Hca3")});
+  CountingDaemon d(
+      {"--poll.counters-interval", "300ms", "--poll.no-extended-nodes", guid_of("Hca3")});
   ASSERT_TRUE(d.wait_for("event=ready ports=12 stale=0", 15s)) << d.log();
   std::this_thread::sleep_for(400ms);
   // Driven past the latch: ibsim clamps at the field's width, as hardware latches.
@@ -286,8 +244,8 @@ TEST(Counters, ThirtyTwoBitOnlyNodeWithThresholdPolicyClearsExactlyItsDataCounte
   set("Hca4", "PortCounters.PortRcvPkts=3000000");
   set("Hca4", "PortCounters.SymbolErrorCounter=5");
   set("Hca4", "PortCounters.PortRcvErrors=6");
-  Daemon d({"--poll.counters-interval", "300ms", "--poll.no-extended-nodes", guid_of("Hca4"),
-            "--counters.clear-policy", "threshold"});
+  CountingDaemon d({"--poll.counters-interval", "300ms", "--poll.no-extended-nodes",
+                    guid_of("Hca4"), "--counters.clear-policy", "threshold"});
   const std::string cleared = "event=counters_cleared node_guid=" + guid_of("Hca4") +
                               " port=1 attribute=PortCounters fields=PortXmitData ";
   ASSERT_TRUE(d.wait_for(cleared, 15s)) << d.log();

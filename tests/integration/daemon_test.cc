@@ -8,6 +8,7 @@
 #include <set>
 #include <thread>
 
+#include "daemon_client.h"
 #include "sim_fabric.h"
 
 namespace ibpulse::testing {
@@ -17,51 +18,6 @@ using namespace std::chrono_literals;
 
 SimFabric& fabric() {
   return SimFabricEnvironment::fabric();
-}
-
-std::string read_file(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-// The daemon, attached to the fabric through `sim exec`, logging into a file.
-class Daemon {
- public:
-  explicit Daemon(const std::vector<std::string>& args) {
-    log_ =
-        std::filesystem::temp_directory_path() / ("ibpulse-daemon-" + std::to_string(::getpid()) +
-                                                  "-" + std::to_string(counter_++) + ".log");
-    std::vector<std::string> command = {IBPULSE_BINARY_FOR_TESTS, "run"};
-    command.insert(command.end(), args.begin(), args.end());
-    process_ = fabric().start_client(command, log_);
-  }
-  ~Daemon() {
-    sim::terminate(process_, 5s);
-    std::filesystem::remove(log_);
-  }
-  std::string log() const { return read_file(log_); }
-  bool wait_for(const std::string& text, std::chrono::milliseconds timeout) const {
-    const auto until = std::chrono::steady_clock::now() + timeout;
-    while (log().find(text) == std::string::npos) {
-      if (std::chrono::steady_clock::now() > until) return false;
-      std::this_thread::sleep_for(50ms);
-    }
-    return true;
-  }
-  bool running() const { return sim::is_running(process_); }
-  void signal(int sig) const { ::kill(-process_.pid, sig); }
-
- private:
-  static inline int counter_ = 0;
-  std::filesystem::path log_;
-  sim::ProcessRef process_;
-};
-
-size_t count(const std::string& text, const std::string& needle) {
-  size_t n = 0;
-  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
-    ++n;
-  return n;
 }
 
 std::vector<double> sweep_seconds(const std::string& log) {
@@ -115,7 +71,7 @@ TEST(Daemon, SwitchPort0IsReadOnlyWhenAskedFor) {
 }
 
 TEST(Daemon, SigtermStopsIt) {
-  Daemon d({"--poll.counters-interval", "200ms"});
+  Daemon d(fabric(), {"--poll.counters-interval", "200ms"});
   ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
   d.signal(SIGTERM);
   ASSERT_TRUE(d.wait_for("event=stopped", 5s)) << d.log();
@@ -181,7 +137,8 @@ TEST(Daemon, HalfTheMadsLostStillReadsEveryPortOverTenSweeps) {
 }
 
 TEST(Daemon, ADownedLinkIsSeenAndStopsCostingReads) {
-  Daemon d({"--poll.counters-interval", "300ms", "--log.level", "debug", "--mad.timeout", "20ms"});
+  Daemon d(fabric(),
+           {"--poll.counters-interval", "300ms", "--log.level", "debug", "--mad.timeout", "20ms"});
   ASSERT_TRUE(d.wait_for("event=ready ports=12", 10s)) << d.log();
   ASSERT_EQ(fabric().sim("link-down", {"Hca1[1]"}).exit_code, 0);
   // Unreachable reads prompt a rediscovery, which sees the link gone at both ends.
@@ -199,7 +156,8 @@ TEST(Daemon, ADownedLinkIsSeenAndStopsCostingReads) {
 
 TEST(Daemon, PortInfoReadsSeeALinkGoDownAndComeBackBetweenDiscoveries) {
   // Only PortInfo reads report port_state_changed (discovery reports link_down/link_up).
-  Daemon d({"--poll.counters-interval", "2s", "--poll.idle-interval", "1h", "--discovery.interval",
+  Daemon d(fabric(),
+           {"--poll.counters-interval", "2s", "--poll.idle-interval", "1h", "--discovery.interval",
             "1h", "--poll.port-info-interval", "200ms", "--mad.timeout", "20ms"});
   ASSERT_TRUE(d.wait_for("event=ready ports=12", 10s)) << d.log();
   const auto& hca = fabric().port("Hca2", 1);
@@ -217,8 +175,8 @@ TEST(Daemon, PortInfoReadsSeeALinkGoDownAndComeBackBetweenDiscoveries) {
 
 TEST(Daemon, ALidChangeIsFollowed) {
   const unsigned old_lid = fabric().lid("Hca3", 1);
-  Daemon d({"--poll.counters-interval", "200ms", "--discovery.interval", "1s", "--log.level",
-            "debug", "--mad.timeout", "20ms"});
+  Daemon d(fabric(), {"--poll.counters-interval", "200ms", "--discovery.interval", "1s",
+                      "--log.level", "debug", "--mad.timeout", "20ms"});
   ASSERT_TRUE(d.wait_for("event=ready ports=12", 10s)) << d.log();
   ASSERT_EQ(fabric().sim("lid", {"Hca3[1]", "42"}).exit_code, 0);
   const std::string change =
@@ -236,14 +194,7 @@ TEST(Daemon, ALidChangeIsFollowed) {
 namespace converters_on_the_fabric {
 
 std::string total_line(const std::string& node, unsigned port, const std::string& counter) {
-  return "event=port_total node_guid=" + guid_text(fabric().port(node, port).node_guid) +
-         " port=" + std::to_string(port) + " counter=" + counter + " total=";
-}
-
-uint64_t total_in(const std::string& log, const std::string& line) {
-  const auto at = log.rfind(line);
-  if (at == std::string::npos) return UINT64_MAX;
-  return std::stoull(log.substr(at + line.size()));
+  return testing::total_line(fabric(), node, port, counter);
 }
 
 TEST(Daemon, ThresholdClearsExactlyTheCounterNearItsLatchAndLosesNothing) {
@@ -251,8 +202,8 @@ TEST(Daemon, ThresholdClearsExactlyTheCounterNearItsLatchAndLosesNothing) {
   fabric().set("PerformanceSet \"Hca4\"[1] PortCounters.SymbolErrorCounter=60000");
   fabric().set("PerformanceSet \"Hca4\"[1] PortCounters.LinkDownedCounter=5");
   fabric().set("PerformanceSet \"Hca4\"[1] PortCounters.PortRcvErrors=100");
-  Daemon d({"--poll.counters-interval", "300ms", "--counters.clear-policy", "threshold",
-            "--log.level", "trace"});
+  Daemon d(fabric(), {"--poll.counters-interval", "300ms", "--counters.clear-policy", "threshold",
+                      "--log.level", "trace"});
   const std::string cleared =
       "event=counters_cleared node_guid=" + guid_text(fabric().port("Hca4", 1).node_guid) +
       " port=1 attribute=PortCounters fields=SymbolErrorCounter ";
@@ -279,7 +230,7 @@ TEST(Daemon, ThresholdClearsExactlyTheCounterNearItsLatchAndLosesNothing) {
 
 TEST(Daemon, NeverPolicyLeavesLatchedCountersAloneAndSeesForeignClears) {
   fabric().set("PerformanceSet \"Hca3\"[1] PortCounters.SymbolErrorCounter=65535");
-  Daemon d({"--poll.counters-interval", "300ms", "--log.level", "trace"});
+  Daemon d(fabric(), {"--poll.counters-interval", "300ms", "--log.level", "trace"});
   ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
   std::this_thread::sleep_for(700ms);
   EXPECT_EQ(fabric().perfquery("Hca3", 1, "SymbolErrorCounter"), 65535u) << "never cleared";
@@ -303,8 +254,8 @@ TEST(Daemon, NeverPolicyLeavesLatchedCountersAloneAndSeesForeignClears) {
 // routinely, and the operator is told so once per window.
 TEST(Daemon, FrequentForeignClearsAreReported) {
   fabric().set("PerformanceSet \"Hca1\"[1] PortCounters.PortRcvErrors=40");
-  Daemon d({"--poll.counters-interval", "200ms", "--counters.foreign-clear-window", "5s",
-            "--state.save-interval", "off", "--log.level", "trace"});
+  Daemon d(fabric(), {"--poll.counters-interval", "200ms", "--counters.foreign-clear-window", "5s",
+                      "--state.save-interval", "off", "--log.level", "trace"});
   ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
   for (const char* value : {"30", "20", "10"}) {
     std::this_thread::sleep_for(600ms);
@@ -327,7 +278,7 @@ TEST(DaemonState, TotalsContinueAcrossARestart) {
   const auto state = fabric().run_dir() / "counters.state";
   fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.SymbolErrorCounter=100");
   {
-    Daemon d({"--poll.counters-interval", "300ms", "--log.level", "trace"});
+    Daemon d(fabric(), {"--poll.counters-interval", "300ms", "--log.level", "trace"});
     ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
     std::this_thread::sleep_for(700ms);
     fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.SymbolErrorCounter=20");  // foreign

@@ -6,6 +6,8 @@
 
 #include <string_view>
 
+#include "sample_builders.h"
+
 namespace ibpulse::converters {
 namespace {
 
@@ -21,27 +23,14 @@ using namespace std::chrono_literals;
 const PortKey kPort{0x0002c90300000001ull, 1};
 const Clock::time_point t0 = Clock::time_point{} + 1h;
 
-size_t field(Attribute a, std::string_view name) {
-  const auto fields = schema::fields_of(a);
-  for (size_t i = 0; i < fields.size(); ++i) {
-    if (fields[i].name == name) return i;
-  }
-  ADD_FAILURE() << name;
-  return 0;
-}
+using testing::field;
 
 uint64_t bit(Attribute a, std::string_view name) {
   return uint64_t{1} << field(a, name);
 }
 
 RawSample sample(Attribute a, Clock::time_point at) {
-  RawSample s;
-  s.port = kPort;
-  s.attribute = a;
-  s.received = at;
-  s.field_count = static_cast<uint8_t>(schema::fields_of(a).size());
-  s.advertised = (uint64_t{1} << s.field_count) - 1;
-  return s;
+  return testing::sample(kPort, a, at);
 }
 
 RawSample counters(Clock::time_point at, uint64_t symbol_errors, uint64_t xmit_data) {

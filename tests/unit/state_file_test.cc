@@ -8,6 +8,8 @@
 
 #include <fstream>
 
+#include "sample_builders.h"
+
 namespace ibpulse::converters {
 namespace {
 
@@ -32,24 +34,8 @@ collector::Topology topology(std::vector<PortKey> keys, uint64_t prefix = kPrefi
   return t;
 }
 
-size_t field(Attribute a, std::string_view name) {
-  const auto fields = schema::fields_of(a);
-  for (size_t i = 0; i < fields.size(); ++i) {
-    if (fields[i].name == name) return i;
-  }
-  ADD_FAILURE() << name;
-  return 0;
-}
-
-RawSample sample(PortKey port, Attribute a, Clock::time_point at) {
-  RawSample s;
-  s.port = port;
-  s.attribute = a;
-  s.received = at;
-  s.field_count = static_cast<uint8_t>(schema::fields_of(a).size());
-  s.advertised = (uint64_t{1} << s.field_count) - 1;
-  return s;
-}
+using testing::field;
+using testing::sample;
 
 RawSample counters(PortKey port, Clock::time_point at, uint64_t symbol_errors,
                    uint64_t link_downed) {

@@ -1,0 +1,84 @@
+#include "daemon_client.h"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <fstream>
+#include <thread>
+
+namespace ibpulse::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::atomic<int> g_logs{0};
+
+}  // namespace
+
+Daemon::Daemon(const SimFabric& fabric, const std::vector<std::string>& args) {
+  log_ = std::filesystem::temp_directory_path() /
+         ("ibpulse-daemon-" + std::to_string(::getpid()) + "-" + std::to_string(g_logs++) + ".log");
+  std::vector<std::string> command = {IBPULSE_BINARY_FOR_TESTS, "run"};
+  command.insert(command.end(), args.begin(), args.end());
+  process_ = fabric.start_client(command, log_);
+}
+
+Daemon::~Daemon() {
+  sim::terminate(process_, 5s);
+  std::filesystem::remove(log_);
+}
+
+std::string Daemon::log() const {
+  return read_text_file(log_);
+}
+
+bool Daemon::wait_for(const std::string& text, std::chrono::milliseconds timeout) const {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  while (log().find(text) == std::string::npos) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(50ms);
+  }
+  return true;
+}
+
+bool Daemon::running() const {
+  return sim::is_running(process_);
+}
+
+void Daemon::signal(int sig) const {
+  ::kill(-process_.pid, sig);
+}
+
+std::string Daemon::stop() const {
+  signal(SIGTERM);
+  EXPECT_TRUE(wait_for("event=stopped", 5s)) << log();
+  return log();
+}
+
+std::string read_text_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+size_t count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1))
+    ++n;
+  return n;
+}
+
+std::string total_line(const SimFabric& fabric, const std::string& node, unsigned port,
+                       const std::string& counter) {
+  return "event=port_total node_guid=" + guid_text(fabric.port(node, port).node_guid) +
+         " port=" + std::to_string(port) + " counter=" + counter + " total=";
+}
+
+uint64_t total_in(const std::string& log, const std::string& line) {
+  const auto at = log.rfind(line);
+  if (at == std::string::npos) return UINT64_MAX;
+  return std::stoull(log.substr(at + line.size()));
+}
+
+}  // namespace ibpulse::testing

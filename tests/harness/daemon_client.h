@@ -1,0 +1,48 @@
+#pragma once
+// `ibpulse run` as integration tests drive it: attached to a simulated fabric, logging into a
+// file the test reads; and the parsing of what it logs (its `event=port_total` lines at trace
+// level, at stop, are the exported totals).
+//
+// Thread safety: one test thread uses a Daemon.
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "ibpulse/sim/process.h"
+#include "sim_fabric.h"
+
+namespace ibpulse::testing {
+
+class Daemon {
+ public:
+  // Runs `ibpulse run <args>` on `fabric`; stopped (SIGTERM) when destroyed.
+  Daemon(const SimFabric& fabric, const std::vector<std::string>& args);
+  ~Daemon();
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+
+  std::string log() const;
+  bool wait_for(const std::string& text, std::chrono::milliseconds timeout) const;
+  bool running() const;
+  void signal(int sig) const;
+  // SIGTERM, then the log once the daemon has written its totals (a test failure otherwise).
+  std::string stop() const;
+
+ private:
+  std::filesystem::path log_;
+  sim::ProcessRef process_;
+};
+
+std::string read_text_file(const std::filesystem::path& path);
+size_t count(const std::string& text, const std::string& needle);
+
+// The start of the daemon's total line for a counter of `node`'s `port`.
+std::string total_line(const SimFabric& fabric, const std::string& node, unsigned port,
+                       const std::string& counter);
+// The last total logged on `line`, or UINT64_MAX when the daemon did not report it.
+uint64_t total_in(const std::string& log, const std::string& line);
+
+}  // namespace ibpulse::testing

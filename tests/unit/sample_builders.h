@@ -1,0 +1,33 @@
+#pragma once
+// Hand-built raw samples for the converter's unit tests.
+#include <gtest/gtest.h>
+
+#include <string_view>
+
+#include "ibpulse/collector/pma.h"
+
+namespace ibpulse::converters::testing {
+
+// The index of `name` among `a`'s schema fields (a test failure when it has none).
+inline size_t field(schema::Attribute a, std::string_view name) {
+  const auto fields = schema::fields_of(a);
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (fields[i].name == name) return i;
+  }
+  ADD_FAILURE() << "no field " << name;
+  return 0;
+}
+
+// A successful reading of `a` on `port`, every field advertised and 0.
+inline collector::RawSample sample(collector::PortKey port, schema::Attribute a,
+                                   std::chrono::steady_clock::time_point at) {
+  collector::RawSample s;
+  s.port = port;
+  s.attribute = a;
+  s.received = at;
+  s.field_count = static_cast<uint8_t>(schema::fields_of(a).size());
+  s.advertised = (uint64_t{1} << s.field_count) - 1;
+  return s;
+}
+
+}  // namespace ibpulse::converters::testing
