@@ -58,7 +58,9 @@ std::vector<collector::PortKey> InterfaceTable::update(const collector::Topology
   for (auto& [key, state] : states_) {
     if (state.gone_since == std::chrono::steady_clock::time_point{}) state.gone_since = now;
   }
-  for (const collector::Port& port : topology.ports) {
+  by_topology_port_.resize(topology.ports.size());
+  for (size_t i = 0; i < topology.ports.size(); ++i) {
+    const collector::Port& port = topology.ports[i];
     const OperStatus status = oper_status(port.link);
     const auto [it, added] = states_.try_emplace(port.key);
     State& s = it->second;
@@ -66,6 +68,7 @@ std::vector<collector::PortKey> InterfaceTable::update(const collector::Topology
     if (!added && s.status != status) s.last_change = now;
     s.status = status;
     s.gone_since = {};
+    by_topology_port_[i] = s;
   }
   for (auto& [key, state] : states_) {
     if (state.gone_since != std::chrono::steady_clock::time_point{} &&

@@ -77,6 +77,8 @@ TEST(InterfaceStatus, LastChangeAndNotPresentThenExpiry) {
   EXPECT_EQ(table.find(a)->status, OperStatus::kUp);
   EXPECT_EQ(table.find(a)->last_change, Clock::time_point{});  // entered before we knew it
   EXPECT_EQ(table.find(b)->status, OperStatus::kDormant);
+  ASSERT_EQ(table.by_topology_port().size(), 2u);
+  EXPECT_EQ(table.by_topology_port()[1].status, OperStatus::kDormant);
   EXPECT_EQ(table.find(restored)->status, OperStatus::kNotPresent);
   EXPECT_EQ(table.find(restored)->last_change, t0);
 

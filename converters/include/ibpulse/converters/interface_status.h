@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -49,6 +50,7 @@ class InterfaceTable {
 
   // Follows a new topology at `now`: a changed status sets last_change; a port that left
   // becomes notPresent. Returns the ports gone for longer than `grace`: forget them.
+  // by_topology_port()[i] is then the state of topology.ports[i] (snapshots read it in order).
   std::vector<collector::PortKey> update(const collector::Topology& topology,
                                          std::chrono::steady_clock::time_point now,
                                          std::chrono::steady_clock::duration grace);
@@ -56,6 +58,7 @@ class InterfaceTable {
   std::vector<collector::PortKey> expired(std::chrono::steady_clock::time_point now,
                                           std::chrono::steady_clock::duration grace);
 
+  std::span<const State> by_topology_port() const { return by_topology_port_; }
   const State* find(collector::PortKey key) const;
   // A port known from elsewhere (the state file): absent from the next topology, it is
   // reported notPresent and expires like any port that left.
@@ -63,6 +66,7 @@ class InterfaceTable {
 
  private:
   std::unordered_map<collector::PortKey, State, PortKeyHash> states_;
+  std::vector<State> by_topology_port_;
 };
 
 }  // namespace ibpulse::converters
