@@ -53,23 +53,22 @@ std::shared_ptr<const FabricSnapshot> Converter::snapshot(Clock::time_point now)
   snap->stats = stats_;
   snap->published = now;
   const size_t known = topology_ ? topology_->ports.size() : 0;
-  snap->ports.reserve(std::max(known, ports_.size()));
-  std::vector<bool> reported(ports_.size(), false);
+  snap->ports.reserve(known + ports_.size() - topology_slots_);
   if (topology_) {
-    for (const collector::Port& port : topology_->ports) {
+    // States are in topology order (set_topology): a sequential read, no lookups.
+    for (size_t i = 0; i < known; ++i) {
+      const collector::Port& port = topology_->ports[i];
       PortSnapshot& out = snap->ports.emplace_back();
       out.key = port.key;
-      if (const auto it = index_.find(port.key); it != index_.end()) {
-        fill(out, ports_[it->second]);
-        reported[it->second] = true;
-      }
+      const uint32_t slot = topology_order_[i];
+      if (read_[slot] != 0) fill(out, ports_[slot]);
       set_utilisation(out, port.link);
     }
   }
   // Ports read before but gone from discovery: still reported (notPresent) with their totals.
   bool appended = false;
-  for (size_t i = 0; i < ports_.size(); ++i) {
-    if (reported[i]) continue;
+  for (size_t i = topology_slots_; i < ports_.size(); ++i) {
+    if (read_[i] == 0) continue;
     PortSnapshot& out = snap->ports.emplace_back();
     out.key = keys_[i];
     out.in_topology = false;
