@@ -1,6 +1,8 @@
 #include "ibpulse/converters/snapshot.h"
 
 #include <algorithm>
+#include <bit>
+#include <mutex>
 
 #include "ibpulse/converters/converter.h"
 
@@ -10,7 +12,10 @@ namespace {
 using schema::CounterId;
 
 void fill(PortSnapshot& out, const Converter::PortState& p) {
-  for (size_t c = 0; c < schema::kCoreCounterCount; ++c) {
+  // Only the counters read (`present`): the others are still at 0, so their lines of the state
+  // need not be read.
+  for (uint64_t todo = p.present; todo != 0; todo &= todo - 1) {
+    const auto c = static_cast<size_t>(std::countr_zero(todo));
     out.totals[c] = p.core[c].total;
     if (p.core[c].saturated) out.saturated |= uint64_t{1} << c;
   }
@@ -40,6 +45,11 @@ void set_utilisation(PortSnapshot& out, const collector::LinkState& link) {
 
 }  // namespace
 
+struct Converter::SpareSnapshot {
+  std::mutex mutex;  // snapshots are released on the exporters' threads
+  std::vector<PortSnapshot> ports;
+};
+
 const PortSnapshot* FabricSnapshot::find(collector::PortKey key) const {
   const auto it =
       std::lower_bound(ports.begin(), ports.end(), key,
@@ -48,7 +58,20 @@ const PortSnapshot* FabricSnapshot::find(collector::PortKey key) const {
 }
 
 std::shared_ptr<const FabricSnapshot> Converter::snapshot(Clock::time_point now) const {
-  auto snap = std::make_shared<FabricSnapshot>();
+  if (!spare_) spare_ = std::make_shared<SpareSnapshot>();
+  // Released snapshots give their (emptied) storage back for the next one.
+  std::shared_ptr<FabricSnapshot> snap(new FabricSnapshot, [spare = spare_](FabricSnapshot* s) {
+    s->ports.clear();
+    {
+      std::lock_guard lock(spare->mutex);
+      if (s->ports.capacity() > spare->ports.capacity()) s->ports.swap(spare->ports);
+    }
+    delete s;
+  });
+  {
+    std::lock_guard lock(spare_->mutex);
+    snap->ports.swap(spare_->ports);
+  }
   snap->topology = topology_;
   snap->stats = stats_;
   snap->published = now;

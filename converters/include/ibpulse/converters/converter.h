@@ -134,6 +134,10 @@ class Converter {
   std::vector<uint32_t> topology_order_;  // per topology port: its slot
   size_t topology_slots_ = 0;
   ConverterStats stats_;
+  // The storage of a released snapshot, for the next one (snapshot.cc): 40 MB of fresh pages
+  // per snapshot would cost more in page faults than filling them does.
+  struct SpareSnapshot;
+  mutable std::shared_ptr<SpareSnapshot> spare_;
 };
 
 }  // namespace ibpulse::converters
