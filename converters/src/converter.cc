@@ -79,50 +79,68 @@ void free_huge(void* p, size_t bytes) {
   }
 }
 
-size_t Converter::PortIndex::home(collector::PortKey key) const {
-  uint64_t h = key.node_guid ^ (uint64_t{key.port} * 0x9E3779B97F4A7C15ull);
-  h ^= h >> 30;
-  h *= 0xBF58476D1CE4E5B9ull;
-  h ^= h >> 27;
-  h *= 0x94D049BB133111EBull;
-  h ^= h >> 31;
-  return static_cast<size_t>(h) & (entries_.size() - 1);
+size_t Converter::PortIndex::home(uint64_t guid) const {
+  guid ^= guid >> 30;
+  guid *= 0xBF58476D1CE4E5B9ull;
+  guid ^= guid >> 27;
+  guid *= 0x94D049BB133111EBull;
+  guid ^= guid >> 31;
+  return static_cast<size_t>(guid) & (nodes_.size() - 1);
+}
+
+const Converter::PortIndex::Node* Converter::PortIndex::node(uint64_t guid) const {
+  if (nodes_.empty()) return nullptr;
+  for (size_t i = home(guid);; i = (i + 1) & (nodes_.size() - 1)) {
+    const Node& n = nodes_[i];
+    if (n.ports == 0) return nullptr;
+    if (n.guid == guid) return &n;
+  }
 }
 
 uint32_t Converter::PortIndex::find(collector::PortKey key) const {
-  if (entries_.empty()) return kNone;
-  for (size_t i = home(key);; i = (i + 1) & (entries_.size() - 1)) {
-    const Entry& e = entries_[i];
-    if (e.slot == kNone || (e.node_guid == key.node_guid && e.port == key.port)) return e.slot;
-  }
+  const Node* n = node(key.node_guid);
+  return n == nullptr || key.port >= n->ports ? kNone : slots_[n->first + key.port];
 }
 
 void Converter::PortIndex::insert(collector::PortKey key, uint32_t slot) {
-  if ((size_ + 1) * 2 > entries_.size()) {
-    decltype(entries_) old(std::max<size_t>(entries_.size() * 2, 64));
-    old.swap(entries_);
-    for (const Entry& e : old) {
-      if (e.slot == kNone) continue;
-      size_t i = home({e.node_guid, e.port});
-      while (entries_[i].slot != kNone)
-        i = (i + 1) & (entries_.size() - 1);
-      entries_[i] = e;
+  if ((node_count_ + 1) * 2 > nodes_.size()) {
+    std::vector<Node> old(std::max<size_t>(nodes_.size() * 2, 64));
+    old.swap(nodes_);
+    for (const Node& n : old) {
+      if (n.ports == 0) continue;
+      size_t i = home(n.guid);
+      while (nodes_[i].ports != 0)
+        i = (i + 1) & (nodes_.size() - 1);
+      nodes_[i] = n;
     }
   }
-  size_t i = home(key);
-  while (entries_[i].slot != kNone)
-    i = (i + 1) & (entries_.size() - 1);
-  entries_[i] = Entry{key.node_guid, slot, key.port};
-  ++size_;
+  size_t i = home(key.node_guid);
+  while (nodes_[i].ports != 0 && nodes_[i].guid != key.node_guid)
+    i = (i + 1) & (nodes_.size() - 1);
+  Node& n = nodes_[i];
+  if (n.ports == 0) {
+    n = Node{key.node_guid, static_cast<uint32_t>(slots_.size()), 0};
+    ++node_count_;
+  }
+  if (key.port >= n.ports) {
+    // Grow the block: in place if it is the last one (ports inserted in order), else moved to
+    // the end with room to spare (the old block is left unused).
+    const size_t ports = n.first + n.ports == slots_.size()
+                             ? size_t{key.port} + 1
+                             : std::max<size_t>(size_t{key.port} + 1, size_t{n.ports} * 2);
+    if (n.first + n.ports != slots_.size()) {
+      const auto first = static_cast<uint32_t>(slots_.size());
+      slots_.insert(slots_.end(), slots_.begin() + n.first, slots_.begin() + n.first + n.ports);
+      n.first = first;
+    }
+    slots_.resize(n.first + std::min<size_t>(ports, 256), kNone);
+    n.ports = static_cast<uint16_t>(std::min<size_t>(ports, 256));
+  }
+  slots_[n.first + key.port] = slot;
 }
 
 const void* Converter::PortIndex::bucket(collector::PortKey key) const {
-  return entries_.empty() ? nullptr : &entries_[home(key)];
-}
-
-void Converter::PortIndex::clear() {
-  entries_.clear();
-  size_ = 0;
+  return nodes_.empty() ? nullptr : &nodes_[home(key.node_guid)];
 }
 
 Converter::Converter(ConverterOptions options, collector::ClearRing* clears)
