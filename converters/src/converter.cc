@@ -58,26 +58,28 @@ void prefetch_lines(const T* first, const T* last) {
 
 }  // namespace
 
+namespace detail {
+
+constexpr size_t kHugePage = size_t{2} << 20;
+
 void* allocate_huge(size_t bytes) {
-  constexpr size_t kHuge = size_t{2} << 20;
-  if (bytes < kHuge) {
-    void* p = ::operator new (bytes, std::align_val_t{64});
-    return p;
-  }
-  const size_t size = (bytes + kHuge - 1) & ~(kHuge - 1);
-  void* p = std::aligned_alloc(kHuge, size);
+  if (bytes < kHugePage) return ::operator new (bytes, std::align_val_t{64});
+  const size_t size = (bytes + kHugePage - 1) & ~(kHugePage - 1);
+  void* p = std::aligned_alloc(kHugePage, size);
   if (p == nullptr) throw std::bad_alloc();
   madvise(p, size, MADV_HUGEPAGE);  // advice only: without it, plain pages
   return p;
 }
 
 void free_huge(void* p, size_t bytes) {
-  if (bytes < (size_t{2} << 20)) {
+  if (bytes < kHugePage) {
     ::operator delete (p, std::align_val_t{64});
   } else {
     std::free(p);
   }
 }
+
+}  // namespace detail
 
 size_t Converter::PortIndex::home(uint64_t guid) const {
   guid ^= guid >> 30;

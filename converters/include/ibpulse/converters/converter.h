@@ -18,6 +18,8 @@
 
 namespace ibpulse::converters {
 
+namespace detail {
+
 // Allocates blocks of 2 MiB and more on transparent huge pages where the kernel allows it
 // (madvise mode): converting samples in random port order over 100 MB of port state otherwise
 // misses the TLB on nearly every sample.
@@ -33,6 +35,8 @@ struct HugePageAllocator {
   void deallocate(T* p, size_t n) { free_huge(p, n * sizeof(T)); }
   friend bool operator==(HugePageAllocator, HugePageAllocator) { return true; }
 };
+
+}  // namespace detail
 
 enum class ClearPolicy : uint8_t { kNever, kThreshold };
 
@@ -130,7 +134,7 @@ class Converter {
   // sample arrived), the ports after them were read but are not in the topology.
   PortIndex index_;
   std::vector<collector::PortKey> keys_;
-  std::vector<PortState, HugePageAllocator<PortState>> ports_;
+  std::vector<PortState, detail::HugePageAllocator<PortState>> ports_;
   std::vector<uint8_t> read_;             // per slot: the port has state (state() finds it)
   std::vector<uint32_t> topology_order_;  // per topology port: its slot
   size_t topology_slots_ = 0;
