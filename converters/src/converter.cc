@@ -131,9 +131,10 @@ void Converter::PortIndex::insert(collector::PortKey key, uint32_t slot) {
                              ? size_t{key.port} + 1
                              : std::max<size_t>(size_t{key.port} + 1, size_t{n.ports} * 2);
     if (n.first + n.ports != slots_.size()) {
-      const auto first = static_cast<uint32_t>(slots_.size());
-      slots_.insert(slots_.end(), slots_.begin() + n.first, slots_.begin() + n.first + n.ports);
-      n.first = first;
+      const std::vector<uint32_t> block(slots_.begin() + n.first,
+                                        slots_.begin() + n.first + n.ports);
+      n.first = static_cast<uint32_t>(slots_.size());
+      slots_.insert(slots_.end(), block.begin(), block.end());
     }
     slots_.resize(n.first + std::min<size_t>(ports, 256), kNone);
     n.ports = static_cast<uint16_t>(std::min<size_t>(ports, 256));
