@@ -154,7 +154,7 @@ void Converter::set_topology(std::shared_ptr<const collector::Topology> topology
   static const std::vector<collector::Port> kNoPorts;
   const auto& ports = topology_ ? topology_->ports : kNoPorts;
   const auto same_key = [&](const collector::Port& p, uint32_t slot) {
-    return p.key == keys_[slot];
+    return p.key == slot_keys_[slot];
   };
   if (std::equal(ports.begin(), ports.end(), topology_order_.begin(), topology_order_.end(),
                  same_key)) {
@@ -164,7 +164,7 @@ void Converter::set_topology(std::shared_ptr<const collector::Topology> topology
   // state now, so it will not land out of order when it is read.
   PortIndex index;
   std::vector<collector::PortKey> keys;
-  decltype(ports_) states;
+  decltype(states_) states;
   std::vector<uint8_t> read;
   std::vector<uint32_t> order;
   keys.reserve(ports.size());
@@ -179,7 +179,7 @@ void Converter::set_topology(std::shared_ptr<const collector::Topology> topology
       states.emplace_back();
       read.push_back(0);
     } else {
-      states.push_back(std::move(ports_[old]));
+      states.push_back(std::move(states_[old]));
       read.push_back(read_[old]);
       read_[old] = 0;  // moved: not reported again below
     }
@@ -190,12 +190,12 @@ void Converter::set_topology(std::shared_ptr<const collector::Topology> topology
     order.push_back(known != PortIndex::kNone ? known : add(p.key, index_.find(p.key)));
   }
   topology_slots_ = states.size();
-  for (size_t old = 0; old < ports_.size(); ++old) {
-    if (read_[old] != 0) add(keys_[old], static_cast<uint32_t>(old));  // read, left discovery
+  for (size_t old = 0; old < states_.size(); ++old) {
+    if (read_[old] != 0) add(slot_keys_[old], static_cast<uint32_t>(old));  // read, left discovery
   }
   index_ = std::move(index);
-  keys_ = std::move(keys);
-  ports_ = std::move(states);
+  slot_keys_ = std::move(keys);
+  states_ = std::move(states);
   read_ = std::move(read);
   topology_order_ = std::move(order);
 }
@@ -203,25 +203,25 @@ void Converter::set_topology(std::shared_ptr<const collector::Topology> topology
 Converter::PortState& Converter::port(collector::PortKey key, uint32_t slot) {
   if (slot == PortIndex::kNone) slot = index_.find(key);
   if (slot == PortIndex::kNone) {
-    slot = static_cast<uint32_t>(ports_.size());
+    slot = static_cast<uint32_t>(states_.size());
     index_.insert(key, slot);
-    ports_.emplace_back();
-    keys_.push_back(key);
+    states_.emplace_back();
+    slot_keys_.push_back(key);
     read_.push_back(0);
   }
   read_[slot] = 1;
-  return ports_[slot];
+  return states_[slot];
 }
 
 const Converter::PortState* Converter::state(collector::PortKey key) const {
   const uint32_t slot = index_.find(key);
-  return slot == PortIndex::kNone || read_[slot] == 0 ? nullptr : &ports_[slot];
+  return slot == PortIndex::kNone || read_[slot] == 0 ? nullptr : &states_[slot];
 }
 
 uint32_t Converter::prefetch_state(const RawSample& s) const {
   const uint32_t slot = index_.find(s.port);
   if (slot == PortIndex::kNone) return slot;
-  const PortState& p = ports_[slot];
+  const PortState& p = states_[slot];
   __builtin_prefetch(&p.present, 1);
   __builtin_prefetch(&p.last_read[slot_of(s.attribute)], 1);
   const CoreRange& range = core_range(s.attribute);

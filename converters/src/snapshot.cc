@@ -76,7 +76,7 @@ std::shared_ptr<const FabricSnapshot> Converter::snapshot(Clock::time_point now)
   snap->stats = stats_;
   snap->published = now;
   const size_t known = topology_ ? topology_->ports.size() : 0;
-  snap->ports.reserve(known + ports_.size() - topology_slots_);
+  snap->ports.reserve(known + states_.size() - topology_slots_);
   if (topology_) {
     // States are in topology order (set_topology): a sequential read, no lookups.
     for (size_t i = 0; i < known; ++i) {
@@ -84,18 +84,18 @@ std::shared_ptr<const FabricSnapshot> Converter::snapshot(Clock::time_point now)
       PortSnapshot& out = snap->ports.emplace_back();
       out.key = port.key;
       const uint32_t slot = topology_order_[i];
-      if (read_[slot] != 0) fill(out, ports_[slot]);
+      if (read_[slot] != 0) fill(out, states_[slot]);
       set_utilisation(out, port.link);
     }
   }
   // Ports read before but gone from discovery: still reported (notPresent) with their totals.
   bool appended = false;
-  for (size_t i = topology_slots_; i < ports_.size(); ++i) {
+  for (size_t i = topology_slots_; i < states_.size(); ++i) {
     if (read_[i] == 0) continue;
     PortSnapshot& out = snap->ports.emplace_back();
-    out.key = keys_[i];
+    out.key = slot_keys_[i];
     out.in_topology = false;
-    fill(out, ports_[i]);
+    fill(out, states_[i]);
     appended = true;
   }
   if (appended) {

@@ -131,10 +131,12 @@ class Converter {
   std::shared_ptr<const collector::Topology> topology_;
   // Port states in topology order, so a snapshot reads them sequentially: slots
   // [0, topology_slots_) are the topology's ports (allocated by set_topology, `read_` once a
-  // sample arrived), the ports after them were read but are not in the topology.
+  // sample arrived), the ports after them were read but are not in the topology. A slot with
+  // read_ == 0 is no port state (state() does not find it): whatever goes over every port
+  // (persistence, counts) skips it.
   PortIndex index_;
-  std::vector<collector::PortKey> keys_;
-  std::vector<PortState, detail::HugePageAllocator<PortState>> ports_;
+  std::vector<collector::PortKey> slot_keys_;
+  std::vector<PortState, detail::HugePageAllocator<PortState>> states_;
   std::vector<uint8_t> read_;             // per slot: the port has state (state() finds it)
   std::vector<uint32_t> topology_order_;  // per topology port: its slot
   size_t topology_slots_ = 0;
