@@ -48,12 +48,17 @@ const CoreRange& core_range(Attribute attribute) {
   return table[static_cast<size_t>(attribute) & 0xff];
 }
 
+// State lines are prefetched into L2 (prefetcht1), not L1: a sample writes up to 12 of them
+// and 8 samples are fetched ahead, more than L1's miss buffers hold; a prefetch into L1 then
+// stalls until one frees (5.3-5.5M -> 6.7-6.8M samples/s). L2 to L1 is then a short wait.
+constexpr int kIntoL2 = 2;
+
 template <typename T>
 void prefetch_lines(const T* first, const T* last) {
   constexpr uintptr_t kLine = 64;
   const auto end = reinterpret_cast<uintptr_t>(last + 1);
   for (auto a = reinterpret_cast<uintptr_t>(first) & ~(kLine - 1); a < end; a += kLine)
-    __builtin_prefetch(reinterpret_cast<const void*>(a), 1);
+    __builtin_prefetch(reinterpret_cast<const void*>(a), 1, kIntoL2);
 }
 
 }  // namespace
@@ -222,8 +227,8 @@ uint32_t Converter::prefetch_state(const RawSample& s) const {
   const uint32_t slot = index_.find(s.port);
   if (slot == PortIndex::kNone) return slot;
   const PortState& p = states_[slot];
-  __builtin_prefetch(&p.present, 1);
-  __builtin_prefetch(&p.last_read[slot_of(s.attribute)], 1);
+  __builtin_prefetch(&p.present, 1, kIntoL2);
+  __builtin_prefetch(&p.last_read[slot_of(s.attribute)], 1, kIntoL2);
   const CoreRange& range = core_range(s.attribute);
   if (range.first <= range.last && s.failure == MadFailure::kNone &&
       (s.advertised & ~s.superseded) != 0) {
