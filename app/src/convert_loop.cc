@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <thread>
+#include <vector>
 
 namespace ibpulse::cli {
 namespace {
@@ -94,9 +95,7 @@ converters::ConverterStats ConvertLoop::stats() const {
   return stats_;
 }
 
-void ConvertLoop::apply(const collector::RawSample& s) {
-  if (trace_sample_ && spdlog::should_log(spdlog::level::trace)) trace_sample_(s);
-  const converters::ApplyEvents events = converter_.apply(s);
+void ConvertLoop::report(const collector::RawSample& s, const converters::ApplyEvents& events) {
   const auto port = [&] {
     return fmt::format("node_guid={} port={} attribute={}", guid_string(s.port.node_guid),
                        s.port.port, attribute_name(s.attribute));
@@ -144,17 +143,27 @@ void ConvertLoop::report_foreign_clears(Clock::time_point now, bool final) {
 
 void ConvertLoop::run(const std::atomic<bool>& stop) {
   auto next_publish = Clock::now();
-  collector::RawSample s;
+  // Popped a batch at a time: the converter fetches the state of the samples behind the one it
+  // converts (Converter::apply_batch).
+  constexpr size_t kBatch = 64;
+  std::vector<collector::RawSample> batch(kBatch);
+  std::vector<converters::ApplyEvents> events(kBatch);
   const auto drain = [&] {
-    size_t n = 0;
-    while (ring_.pop(s)) {
+    size_t total = 0;
+    while (const size_t n = ring_.pop(batch.data(), kBatch)) {
       // A sample comes after the discovery that found its port: the state file is loaded
       // before the first sample is applied, even when discovery finished mid-turn.
       if (!topology_) take_topology();
-      apply(s);
-      ++n;
+      if (trace_sample_ && spdlog::should_log(spdlog::level::trace)) {
+        for (size_t i = 0; i < n; ++i)
+          trace_sample_(batch[i]);
+      }
+      converter_.apply_batch({batch.data(), n}, events);
+      for (size_t i = 0; i < n; ++i)
+        report(batch[i], events[i]);
+      total += n;
     }
-    return n;
+    return total;
   };
   while (!stop.load()) {
     take_topology();

@@ -34,7 +34,7 @@ class ConvertLoop {
   void log_totals() const;
 
  private:
-  void apply(const collector::RawSample& s);
+  void report(const collector::RawSample& s, const converters::ApplyEvents& events);
   void take_topology();
 
   collector::SampleRing& ring_;

@@ -1,6 +1,8 @@
 #include "ibpulse/converters/snapshot.h"
 
 #include <algorithm>
+#include <bit>
+#include <mutex>
 
 #include "ibpulse/converters/converter.h"
 
@@ -10,7 +12,10 @@ namespace {
 using schema::CounterId;
 
 void fill(PortSnapshot& out, const Converter::PortState& p) {
-  for (size_t c = 0; c < schema::kCoreCounterCount; ++c) {
+  // Only the counters read (`present`): the others are still at 0, so their lines of the state
+  // need not be read.
+  for (uint64_t todo = p.present; todo != 0; todo &= todo - 1) {
+    const auto c = static_cast<size_t>(std::countr_zero(todo));
     out.totals[c] = p.core[c].total;
     if (p.core[c].saturated) out.saturated |= uint64_t{1} << c;
   }
@@ -46,6 +51,11 @@ std::shared_ptr<const PortVlTraffic> find_vl_traffic(const Converter::VlTrafficM
 
 }  // namespace
 
+struct Converter::SpareSnapshot {
+  std::mutex mutex;  // snapshots are released on the exporters' threads
+  std::vector<PortSnapshot> ports;
+};
+
 const PortSnapshot* FabricSnapshot::find(collector::PortKey key) const {
   const auto it =
       std::lower_bound(ports.begin(), ports.end(), key,
@@ -54,38 +64,49 @@ const PortSnapshot* FabricSnapshot::find(collector::PortKey key) const {
 }
 
 std::shared_ptr<const FabricSnapshot> Converter::snapshot(Clock::time_point now) const {
-  auto snap = std::make_shared<FabricSnapshot>();
+  if (!spare_) spare_ = std::make_shared<SpareSnapshot>();
+  // Released snapshots give their (emptied) storage back for the next one.
+  std::shared_ptr<FabricSnapshot> snap(new FabricSnapshot, [spare = spare_](FabricSnapshot* s) {
+    s->ports.clear();
+    {
+      std::lock_guard lock(spare->mutex);
+      if (s->ports.capacity() > spare->ports.capacity()) s->ports.swap(spare->ports);
+    }
+    delete s;
+  });
+  {
+    std::lock_guard lock(spare_->mutex);
+    snap->ports.swap(spare_->ports);
+  }
   snap->topology = topology_;
   snap->stats = stats_;
   snap->published = now;
   const size_t known = topology_ ? topology_->ports.size() : 0;
-  snap->ports.reserve(std::max(known, ports_.size()));
-  std::vector<bool> reported(ports_.size(), false);
+  snap->ports.reserve(known + states_.size() - topology_slots_);
   if (topology_) {
     const auto if_indexes = if_indexes_.by_topology_port();
-    for (size_t t = 0; t < topology_->ports.size(); ++t) {
-      const collector::Port& port = topology_->ports[t];
+    // States are in topology order (set_topology): a sequential read, no lookups.
+    for (size_t i = 0; i < known; ++i) {
+      const collector::Port& port = topology_->ports[i];
       PortSnapshot& out = snap->ports.emplace_back();
       out.key = port.key;
-      out.if_index = if_indexes[t];
-      if (const auto it = index_.find(port.key); it != index_.end()) {
-        fill(out, ports_[it->second]);
-        reported[it->second] = true;
-      }
+      out.if_index = if_indexes[i];
+      const uint32_t slot = topology_order_[i];
+      if (read_[slot] != 0) fill(out, states_[slot]);
       if (!vl_traffic_.empty()) out.vl_traffic = find_vl_traffic(vl_traffic_, port.key);
       set_utilisation(out, port.link);
     }
   }
   // Ports read before but gone from discovery: still reported (notPresent) with their totals.
   bool appended = false;
-  for (size_t i = 0; i < ports_.size(); ++i) {
-    if (reported[i]) continue;
+  for (size_t i = topology_slots_; i < states_.size(); ++i) {
+    if (read_[i] == 0) continue;
     PortSnapshot& out = snap->ports.emplace_back();
-    out.key = keys_[i];
-    out.if_index = if_indexes_.find(keys_[i]);
+    out.key = slot_keys_[i];
+    out.if_index = if_indexes_.find(slot_keys_[i]);
     out.in_topology = false;
-    fill(out, ports_[i]);
-    out.vl_traffic = find_vl_traffic(vl_traffic_, keys_[i]);
+    fill(out, states_[i]);
+    out.vl_traffic = find_vl_traffic(vl_traffic_, slot_keys_[i]);
     appended = true;
   }
   if (appended) {

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string_view>
+#include <vector>
 
 #include "sample_builders.h"
 
@@ -223,6 +225,100 @@ TEST(Converter, SnapshotsCarryDerivedValuesUtilisationAndSharedExtras) {
   c.apply(vl);
   EXPECT_EQ((*first->find(kPort)->extra)[index].total, 77u) << "published snapshots never change";
   EXPECT_EQ((*c.snapshot(t0 + 2s)->find(kPort)->extra)[index].total, 80u);
+}
+
+// States are kept in topology order: a new topology moves them, and nothing is lost or mixed up.
+TEST(Converter, TopologyChangesKeepEachPortsState) {
+  const PortKey a{0x10, 1}, b{0x10, 2}, c{0x20, 1};
+  const auto topology = [](std::vector<PortKey> keys) {
+    auto t = std::make_shared<collector::Topology>();
+    for (PortKey k : keys)
+      t->ports.emplace_back().key = k;
+    return t;
+  };
+  const auto read = [](Converter& conv, PortKey key, Clock::time_point at, uint64_t xmit) {
+    RawSample s = counters(at, 0, xmit);
+    s.port = key;
+    conv.apply(s);
+  };
+  Converter conv({});
+  read(conv, b, t0, 10);
+  read(conv, a, t0, 20);
+  conv.set_topology(topology({b, c}));
+  EXPECT_NE(conv.state(a), nullptr);
+  EXPECT_EQ(conv.state(c), nullptr) << "in the topology but not read yet";
+  auto snap = conv.snapshot(t0);
+  ASSERT_EQ(snap->ports.size(), 3u);
+  EXPECT_EQ(snap->ports[0].key, a);
+  EXPECT_FALSE(snap->ports[0].in_topology);
+  EXPECT_EQ(snap->ports[0].total(CounterId::kXmitData), 80u);
+  EXPECT_EQ(snap->ports[1].key, b);
+  EXPECT_TRUE(snap->ports[1].in_topology);
+  EXPECT_EQ(snap->ports[1].total(CounterId::kXmitData), 40u);
+  EXPECT_EQ(snap->ports[2].key, c);
+  EXPECT_EQ(snap->ports[2].present, 0u);
+  read(conv, c, t0, 30);
+  read(conv, b, t0 + 1s, 11);
+  conv.set_topology(topology({a, b, c}));  // a is back
+  snap = conv.snapshot(t0 + 1s);
+  ASSERT_EQ(snap->ports.size(), 3u);
+  EXPECT_TRUE(snap->ports[0].in_topology);
+  EXPECT_EQ(snap->find(a)->total(CounterId::kXmitData), 80u);
+  EXPECT_EQ(snap->find(b)->total(CounterId::kXmitData), 44u);
+  EXPECT_EQ(snap->find(c)->total(CounterId::kXmitData), 120u);
+  conv.set_topology(topology({b}));
+  snap = conv.snapshot(t0 + 2s);
+  ASSERT_EQ(snap->ports.size(), 3u);
+  EXPECT_FALSE(snap->find(a)->in_topology);
+  EXPECT_FALSE(snap->find(c)->in_topology);
+  EXPECT_EQ(snap->find(c)->total(CounterId::kXmitData), 120u);
+  EXPECT_EQ(conv.state(b)->core[schema::index_of(CounterId::kXmitData)].total, 44u);
+}
+
+// apply_batch() is apply() on each sample in turn, whatever the batch holds: new ports, the
+// same port twice, failures, our clears' responses.
+TEST(Converter, ApplyBatchEqualsApplyOneByOne) {
+  std::mt19937 random(3);
+  std::vector<RawSample> all;
+  for (int round = 0; round < 6; ++round) {
+    for (uint8_t port = 1; port <= 40; ++port) {
+      for (Attribute a : {Attribute::kPortCounters, Attribute::kPortCountersExtended}) {
+        RawSample s = sample(a, t0 + std::chrono::seconds(round));
+        s.port = {0x100u + port % 3, port};
+        for (size_t f = 0; f < s.field_count; ++f)
+          s.values[f] = random() % 1000 * static_cast<uint64_t>(round + 1);
+        if (random() % 10 == 0) s.cleared = 1;
+        if (random() % 20 == 0) s.failure = MadFailure::kTimeout;
+        all.push_back(s);
+      }
+    }
+  }
+  std::shuffle(all.begin(), all.end(), random);
+  Converter one({}), batched({});
+  std::vector<ApplyEvents> events(all.size());
+  for (size_t i = 0; i < all.size();) {
+    const size_t n = std::min<size_t>(1 + random() % 50, all.size() - i);
+    batched.apply_batch({all.data() + i, n}, events);
+    for (size_t j = 0; j < n; ++j) {
+      const ApplyEvents e = one.apply(all[i + j]);
+      EXPECT_EQ(e.own_clear, events[j].own_clear);
+      EXPECT_EQ(e.clear_failed, events[j].clear_failed);
+      EXPECT_EQ(e.foreign_clear, events[j].foreign_clear);
+    }
+    i += n;
+  }
+  EXPECT_EQ(one.stats().samples, batched.stats().samples);
+  EXPECT_EQ(one.stats().foreign_clears, batched.stats().foreign_clears);
+  EXPECT_EQ(one.stats().own_clears, batched.stats().own_clears);
+  const auto x = one.snapshot(t0), y = batched.snapshot(t0);
+  ASSERT_EQ(x->ports.size(), y->ports.size());
+  for (size_t i = 0; i < x->ports.size(); ++i) {
+    EXPECT_EQ(x->ports[i].key, y->ports[i].key);
+    EXPECT_EQ(x->ports[i].totals, y->ports[i].totals);
+    EXPECT_EQ(x->ports[i].rates, y->ports[i].rates);
+    EXPECT_EQ(x->ports[i].present, y->ports[i].present);
+    EXPECT_EQ(x->ports[i].saturated, y->ports[i].saturated);
+  }
 }
 
 }  // namespace

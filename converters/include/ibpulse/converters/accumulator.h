@@ -43,7 +43,31 @@ struct Outcome {
   bool source_switch = false;  // narrow <-> 64-bit: a discontinuity
 };
 
-Outcome accumulate(CounterState& state, const Reading& reading);
+// Inline: the converter calls it for every field of every sample.
+inline Outcome accumulate(CounterState& state, const Reading& reading) {
+  Outcome out;
+  // A narrow counter at all ones has latched (width.h's is_latched, without the call).
+  const bool at_latch = reading.width < 64 && reading.raw >= (uint64_t{1} << reading.width) - 1;
+  if (state.source != reading.source) {
+    // First reading, or the other copy of the counter: its value says nothing about the
+    // counts since our last reading, so it only sets the baseline (the total stays).
+    out.first = state.source == Source::kNone;
+    out.source_switch = !out.first;
+    if (out.first) state.total = reading.raw * reading.scale;
+    state.source = reading.source;
+  } else if (reading.raw >= state.last_raw) {
+    out.delta = (reading.raw - state.last_raw) * reading.scale;
+    out.lossy = at_latch;
+  } else {
+    out.foreign_clear = true;  // cleared to 0 since, then counted up to raw
+    out.delta = reading.raw * reading.scale;
+    out.lossy = at_latch;
+  }
+  state.total += out.delta;
+  state.last_raw = reading.raw;
+  state.saturated = at_latch;
+  return out;
+}
 
 // Our own clear succeeded: `after` (from the Set's response) is the new baseline.
 void rebase(CounterState& state, const Reading& after);

@@ -9,6 +9,7 @@
 
 #include <functional>
 #include <memory>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -20,6 +21,26 @@
 #include "ibpulse/converters/vl_traffic.h"
 
 namespace ibpulse::converters {
+
+namespace detail {
+
+// Allocates blocks of 2 MiB and more on transparent huge pages where the kernel allows it
+// (madvise mode): converting samples in random port order over 100 MB of port state otherwise
+// misses the TLB on nearly every sample.
+void* allocate_huge(size_t bytes);
+void free_huge(void* p, size_t bytes);
+template <typename T>
+struct HugePageAllocator {
+  using value_type = T;
+  HugePageAllocator() = default;
+  template <typename U>
+  HugePageAllocator(const HugePageAllocator<U>&) {}  // NOLINT(google-explicit-constructor)
+  T* allocate(size_t n) { return static_cast<T*>(allocate_huge(n * sizeof(T))); }
+  void deallocate(T* p, size_t n) { free_huge(p, n * sizeof(T)); }
+  friend bool operator==(HugePageAllocator, HugePageAllocator) { return true; }
+};
+
+}  // namespace detail
 
 enum class ClearPolicy : uint8_t { kNever, kThreshold };
 
@@ -46,6 +67,10 @@ class Converter {
   void set_topology(std::shared_ptr<const collector::Topology> topology);
 
   ApplyEvents apply(const collector::RawSample& sample);
+  // apply() for each sample in turn (events[i] for samples[i]; events.size() >= samples.size()),
+  // fetching the state of the samples further on into the cache while it converts one: samples
+  // come in random port order, so each would otherwise wait for memory.
+  void apply_batch(std::span<const collector::RawSample> samples, std::span<ApplyEvents> events);
 
   // Builds a snapshot of every port now.
   std::shared_ptr<const FabricSnapshot> snapshot(Clock::time_point now) const;
@@ -53,24 +78,28 @@ class Converter {
   const ConverterStats& stats() const { return stats_; }
 
   // Per-port state, exposed for persistence (state.h) and tests.
-  struct PortState {
-    std::array<CounterState, schema::kCoreCounterCount> core{};
-    // Per-VL / per-lane counters, once read; shared with snapshots, copied before a write.
-    std::shared_ptr<std::vector<CounterState>> extra;
+  // Laid out by use, on cache lines of its own: what every sample writes, then the rates and
+  // counters (a PortCountersExtended sample writes the first 22 of each), then what only
+  // events and clears write.
+  struct alignas(64) PortState {
+    uint64_t present = 0;
+    Clock::time_point last_read_any{};
+    bool ietf_extended = false, flow_control_counted = false;
+    bool own_clear_since_extended = false;          // a lower 64-bit reading next is our clear
     std::array<Clock::time_point, 16> last_read{};  // per attribute (id & 0xf)
     std::array<float, schema::kCoreCounterCount> rates{};
-    std::array<Clock::time_point, 16> clear_asked{};  // per attribute: a clear in flight since
-    uint64_t present = 0;
-    bool ietf_extended = false, flow_control_counted = false;
-    bool own_clear_since_extended = false;  // a lower 64-bit reading next is our clear
-    Clock::time_point last_read_any{}, discontinuity{};
+    std::array<CounterState, schema::kCoreCounterCount> core{};
+    Clock::time_point discontinuity{};
     uint64_t lossy_intervals = 0, foreign_clears = 0, own_clears = 0, source_switches = 0;
+    std::array<Clock::time_point, 16> clear_asked{};  // per attribute: a clear in flight since
+    // Per-VL / per-lane counters, once read; shared with snapshots, copied before a write.
+    std::shared_ptr<std::vector<CounterState>> extra;
   };
   const PortState* state(collector::PortKey key) const;
 
   // Persistence (state_file.h): every port with state, in no particular order; and restoring
   // one before any sample of it (time points and rates are not restored: they restart).
-  size_t port_count() const { return ports_.size(); }
+  size_t port_count() const;
   void for_each_port(const std::function<void(collector::PortKey, const PortState&)>& f) const;
   void restore_port(collector::PortKey key, PortState state);
 
@@ -84,16 +113,35 @@ class Converter {
   IfIndexTable& if_indexes() { return if_indexes_; }
 
  private:
-  struct KeyHash {
-    size_t operator()(collector::PortKey k) const noexcept {
-      uint64_t h = k.node_guid * 0x9E3779B97F4A7C15ull ^ k.port;
-      return static_cast<size_t>(h ^ (h >> 29));
-    }
+  // PortKey -> slot, in two small tables that stay in the cache (a few hundred KB for 70,000
+  // ports on 2,000 nodes), so a lookup never waits for memory: node GUID -> a block of slots
+  // (open addressing), then the block indexed by port number.
+  class PortIndex {
+   public:
+    static constexpr uint32_t kNone = ~uint32_t{0};
+    uint32_t find(collector::PortKey key) const;
+    void insert(collector::PortKey key, uint32_t slot);  // key must not be there yet
+    const void* bucket(collector::PortKey key) const;    // where find() starts: to prefetch
+
+   private:
+    struct Node {
+      uint64_t guid = 0;
+      uint32_t first = 0;  // in slots_
+      uint16_t ports = 0;  // block size: port numbers 0..ports-1; 0: an empty entry
+    };
+    size_t home(uint64_t guid) const;
+    const Node* node(uint64_t guid) const;
+    std::vector<Node> nodes_;  // size: a power of two, at most half full
+    size_t node_count_ = 0;
+    std::vector<uint32_t> slots_;  // kNone: no state for that port
   };
 
-  PortState& port(collector::PortKey key);
-  void apply_field(PortState& p, const collector::RawSample& s, const schema::Field& field,
-                   size_t counter, size_t index, Clock::duration dt, ApplyEvents& events);
+  // `slot`: the key's slot if known, else PortIndex::kNone (looked up, created if new).
+  PortState& port(collector::PortKey key, uint32_t slot = PortIndex::kNone);
+  uint32_t prefetch_state(const collector::RawSample& s) const;  // returns the slot or kNone
+  ApplyEvents apply_at(const collector::RawSample& s, uint32_t slot);
+  Outcome apply_field(PortState& p, const collector::RawSample& s, const schema::Field& field,
+                      size_t counter, size_t index, ApplyEvents& events);
   void note_clear_window(PortState& p, const collector::RawSample& s, Clock::duration dt);
   bool maybe_ask_clear(PortState& p, const collector::RawSample& s);
   void apply_vl_sample(const collector::RawSample& s);
@@ -101,12 +149,24 @@ class Converter {
   ConverterOptions options_;
   collector::ClearRing* clears_;
   std::shared_ptr<const collector::Topology> topology_;
-  std::unordered_map<collector::PortKey, uint32_t, KeyHash> index_;
-  std::vector<collector::PortKey> keys_;
-  std::vector<PortState> ports_;
+  // Port states in topology order, so a snapshot reads them sequentially: slots
+  // [0, topology_slots_) are the topology's ports (allocated by set_topology, `read_` once a
+  // sample arrived), the ports after them were read but are not in the topology. A slot with
+  // read_ == 0 is no port state (state() does not find it): whatever goes over every port
+  // (persistence, counts) skips it.
+  PortIndex index_;
+  std::vector<collector::PortKey> slot_keys_;
+  std::vector<PortState, detail::HugePageAllocator<PortState>> states_;
+  std::vector<uint8_t> read_;             // per slot: the port has state (state() finds it)
+  std::vector<uint32_t> topology_order_;  // per topology port: its slot
+  size_t topology_slots_ = 0;
   IfIndexTable if_indexes_;
   VlTrafficMap vl_traffic_;
   ConverterStats stats_;
+  // The storage of a released snapshot, for the next one (snapshot.cc): 40 MB of fresh pages
+  // per snapshot would cost more in page faults than filling them does.
+  struct SpareSnapshot;
+  mutable std::shared_ptr<SpareSnapshot> spare_;
 };
 
 }  // namespace ibpulse::converters
