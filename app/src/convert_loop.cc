@@ -170,6 +170,7 @@ void ConvertLoop::run(const std::atomic<bool>& stop) {
     const size_t n = drain();
     const auto now = Clock::now();
     if (now >= next_publish) {
+      converter_.expire(now);
       store_.publish(converter_.snapshot(now));
       next_publish = now + publish_interval_;
       std::lock_guard lock(mutex_);
@@ -200,6 +201,15 @@ void ConvertLoop::log_totals() const {
                     guid_string(p.key.node_guid), p.key.port, table[c].name, p.totals[c],
                     (p.saturated >> c & 1) ? " saturated=true" : "");
     }
+    spdlog::trace(
+        "event=port_status node_guid={} port={} if_index={} oper_status={} in_topology={} "
+        "mtu={} phys_lid={} last_change_ago_seconds={}",
+        guid_string(p.key.node_guid), p.key.port, p.if_index, converters::to_string(p.oper_status),
+        p.in_topology, p.mtu, p.phys_lid,
+        p.last_change == Clock::time_point{}
+            ? -1
+            : std::chrono::duration_cast<std::chrono::seconds>(snap->published - p.last_change)
+                  .count());
     if (p.vl_traffic) log_vl_totals(p.key, *p.vl_traffic);
   }
 }

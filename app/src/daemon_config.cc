@@ -251,6 +251,11 @@ const std::vector<KeyDef>& key_defs() {
        }},
       {{"counters.publish-interval", "Time between snapshots the exporters read", "1s"},
        duration(IBPULSE_FIELD(publish_interval))},
+      {{"counters.not-present-grace",
+        "A port gone from discovery is reported notPresent this long, then forgotten (its "
+        "ifIndex stays reserved)",
+        "1h"},
+       duration(IBPULSE_FIELD(converter.not_present_grace))},
       {{"counters.foreign-clear-window",
         "Three or more foreign clears (readings below the previous one we did not cause) within "
         "this time log a warning that another manager clears counters",

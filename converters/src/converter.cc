@@ -154,9 +154,13 @@ const void* Converter::PortIndex::bucket(collector::PortKey key) const {
 Converter::Converter(ConverterOptions options, collector::ClearRing* clears)
     : options_(options), clears_(clears) {}
 
-void Converter::set_topology(std::shared_ptr<const collector::Topology> topology) {
+void Converter::set_topology(std::shared_ptr<const collector::Topology> topology,
+                             Clock::time_point now) {
   topology_ = std::move(topology);
-  if (topology_) if_indexes_.assign(*topology_);
+  if (topology_) {
+    if_indexes_.assign(*topology_);
+    forget(interfaces_.update(*topology_, now, options_.not_present_grace));
+  }
   static const std::vector<collector::Port> kNoPorts;
   const auto& ports = topology_ ? topology_->ports : kNoPorts;
   const auto same_key = [&](const collector::Port& p, uint32_t slot) {
@@ -252,6 +256,23 @@ void Converter::for_each_port(
 
 void Converter::restore_port(collector::PortKey key, PortState state) {
   port(key) = std::move(state);
+  interfaces_.remember(key);  // reported notPresent if the topology no longer has it
+}
+
+void Converter::expire(Clock::time_point now) {
+  forget(interfaces_.expired(now, options_.not_present_grace));
+}
+
+void Converter::forget(const std::vector<collector::PortKey>& keys) {
+  for (const collector::PortKey& key : keys) {
+    vl_traffic_.erase(key);
+    const uint32_t slot = index_.find(key);
+    if (slot == PortIndex::kNone) continue;
+    // The slot stays until the next layout drops it (it is not read); a port that comes back
+    // starts afresh from its first reading.
+    states_[slot] = PortState{};
+    read_[slot] = 0;
+  }
 }
 
 void Converter::restore_vl_traffic(collector::PortKey key, PortVlTraffic traffic) {

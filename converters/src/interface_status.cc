@@ -1,5 +1,7 @@
 #include "ibpulse/converters/interface_status.h"
 
+#include <algorithm>
+
 namespace ibpulse::converters {
 namespace {
 
@@ -68,6 +70,9 @@ std::vector<collector::PortKey> InterfaceTable::update(const collector::Topology
     if (!added && s.status != status) s.last_change = now;
     s.status = status;
     s.gone_since = {};
+    s.mtu = mtu_octets(port.link.mtu);
+    const collector::Node* node = topology.find_node(port.key.node_guid);
+    s.phys_lid = phys_address_lid(port, node && node->kind == collector::NodeKind::kSwitch);
     by_topology_port_[i] = s;
   }
   for (auto& [key, state] : states_) {
@@ -77,21 +82,29 @@ std::vector<collector::PortKey> InterfaceTable::update(const collector::Topology
       state.last_change = now;
     }
   }
+  list_gone();
   return expired(now, grace);
+}
+
+void InterfaceTable::list_gone() {
+  gone_.clear();
+  for (const auto& [key, state] : states_) {
+    if (state.gone_since != std::chrono::steady_clock::time_point{}) gone_.push_back(key);
+  }
+  std::sort(gone_.begin(), gone_.end());
 }
 
 std::vector<collector::PortKey> InterfaceTable::expired(std::chrono::steady_clock::time_point now,
                                                         std::chrono::steady_clock::duration grace) {
+  // Only gone ports can expire: a look at those, not at the whole fabric (this runs often).
   std::vector<collector::PortKey> out;
-  for (auto it = states_.begin(); it != states_.end();) {
-    const auto gone = it->second.gone_since;
-    if (gone != std::chrono::steady_clock::time_point{} && now - gone >= grace) {
-      out.push_back(it->first);
-      it = states_.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  std::erase_if(gone_, [&](collector::PortKey key) {
+    const auto it = states_.find(key);
+    if (it == states_.end() || now - it->second.gone_since < grace) return false;
+    states_.erase(it);
+    out.push_back(key);
+    return true;
+  });
   return out;
 }
 

@@ -49,6 +49,13 @@ std::shared_ptr<const PortVlTraffic> find_vl_traffic(const Converter::VlTrafficM
   return it == map.end() ? nullptr : it->second;
 }
 
+void set_interface(PortSnapshot& out, const InterfaceTable::State& state) {
+  out.oper_status = state.status;
+  out.last_change = state.last_change;
+  out.mtu = state.mtu;
+  out.phys_lid = state.phys_lid;
+}
+
 }  // namespace
 
 struct Converter::SpareSnapshot {
@@ -85,28 +92,41 @@ std::shared_ptr<const FabricSnapshot> Converter::snapshot(Clock::time_point now)
   snap->ports.reserve(known + states_.size() - topology_slots_);
   if (topology_) {
     const auto if_indexes = if_indexes_.by_topology_port();
+    const auto interfaces = interfaces_.by_topology_port();
     // States are in topology order (set_topology): a sequential read, no lookups.
     for (size_t i = 0; i < known; ++i) {
       const collector::Port& port = topology_->ports[i];
       PortSnapshot& out = snap->ports.emplace_back();
       out.key = port.key;
       out.if_index = if_indexes[i];
+      set_interface(out, interfaces[i]);
       const uint32_t slot = topology_order_[i];
       if (read_[slot] != 0) fill(out, states_[slot]);
       if (!vl_traffic_.empty()) out.vl_traffic = find_vl_traffic(vl_traffic_, port.key);
       set_utilisation(out, port.link);
     }
   }
-  // Ports read before but gone from discovery: still reported (notPresent) with their totals.
+  // Ports gone from discovery, within the grace period: still reported (notPresent), with
+  // their totals if they were read.
+  const auto gone_row = [&](collector::PortKey key) -> PortSnapshot& {
+    PortSnapshot& out = snap->ports.emplace_back();
+    out.key = key;
+    out.if_index = if_indexes_.find(key);
+    out.in_topology = false;
+    if (const auto* state = interfaces_.find(key)) set_interface(out, *state);
+    return out;
+  };
   bool appended = false;
   for (size_t i = topology_slots_; i < states_.size(); ++i) {
     if (read_[i] == 0) continue;
-    PortSnapshot& out = snap->ports.emplace_back();
-    out.key = slot_keys_[i];
-    out.if_index = if_indexes_.find(slot_keys_[i]);
-    out.in_topology = false;
+    PortSnapshot& out = gone_row(slot_keys_[i]);
     fill(out, states_[i]);
     out.vl_traffic = find_vl_traffic(vl_traffic_, slot_keys_[i]);
+    appended = true;
+  }
+  for (const collector::PortKey key : interfaces_.gone()) {
+    if (state(key) != nullptr) continue;  // read: reported above
+    gone_row(key);
     appended = true;
   }
   if (appended) {

@@ -20,6 +20,8 @@ SimFabric& fabric() {
   return SimFabricEnvironment::fabric();
 }
 
+constexpr unsigned kSimMtu = 2048;  // ibsim's NeighborMTU (4), in octets
+
 std::vector<double> sweep_seconds(const std::string& log) {
   std::vector<double> out;
   const std::regex re("event=(?:ready|sweep) .*sweep_seconds=([0-9.]+)");
@@ -269,6 +271,66 @@ TEST(Daemon, FrequentForeignClearsAreReported) {
   // Each lower reading is a clear then counts up to it: 40 + 30 + 20 + 10.
   EXPECT_EQ(total_in(log, total_line("Hca1", 1, "rcv_errors")), 100u) << log;
   fabric().set("PerformanceSet \"Hca1\"[1] PortCounters.PortRcvErrors=0");
+}
+
+std::string status_line(const std::string& log, const std::string& node, unsigned port) {
+  const std::string start =
+      "event=port_status node_guid=" + guid_text(fabric().port(node, port).node_guid) +
+      " port=" + std::to_string(port) + " ";
+  const auto at = log.rfind(start);
+  return at == std::string::npos ? "" : log.substr(at, log.find('\n', at) - at);
+}
+
+// IF-MIB interface state from discovery and PortInfo: Active ports are up with their MTU and
+// LID; a port whose link went down is down; a port that vanished from discovery is notPresent
+// for the grace period, then forgotten.
+TEST(Daemon, InterfaceStatusFollowsDiscoveryAndVanishedPortsExpire) {
+  const auto& hca = fabric().port("Hca1", 1);
+  const auto& peer = fabric().port(hca.remote_node, hca.remote_port);
+  const std::vector<std::string> args = {
+      "--poll.counters-interval", "300ms", "--mad.timeout", "20ms", "--state.save-interval", "off",
+      "--discovery.interval",     "1s",    "--log.level",   "trace"};
+  std::string log;
+  {
+    Daemon d(fabric(), args);
+    ASSERT_TRUE(d.wait_for("event=ready ports=12", 10s)) << d.log();
+    ASSERT_EQ(fabric().sim("link-down", {"Hca1[1]"}).exit_code, 0);
+    ASSERT_TRUE(d.wait_for("event=node_removed node_guid=" + guid_text(hca.node_guid), 15s))
+        << d.log();
+    std::this_thread::sleep_for(1500ms);  // a snapshot after the rediscovery
+    log = d.stop();
+  }
+  const std::string up = status_line(log, "Hca2", 1);
+  EXPECT_NE(up.find("oper_status=up in_topology=true mtu=" + std::to_string(kSimMtu) +
+                    " phys_lid=" + std::to_string(fabric().lid("Hca2", 1)) + " "),
+            std::string::npos)
+      << up;
+  const std::string down = status_line(log, peer.node, peer.port);
+  EXPECT_NE(down.find("oper_status=down in_topology=true"), std::string::npos) << log;
+  EXPECT_NE(down.find(" phys_lid=0 "), std::string::npos) << down;  // a switch's external port
+  EXPECT_EQ(down.find("last_change_ago_seconds=-1"), std::string::npos) << down;  // it changed
+  const std::string gone = status_line(log, "Hca1", 1);
+  EXPECT_NE(gone.find("oper_status=notPresent in_topology=false"), std::string::npos) << log;
+  EXPECT_NE(log.find(total_line("Hca1", 1, "xmit_data_bytes")), std::string::npos);  // kept
+
+  std::vector<std::string> short_grace = args;
+  short_grace.insert(short_grace.end(), {"--counters.not-present-grace", "1s"});
+  {
+    Daemon d(fabric(), short_grace);
+    ASSERT_TRUE(d.wait_for("event=ready ports=10", 10s)) << d.log();  // Hca1 is still down
+    ASSERT_EQ(fabric().sim("link-up", {"Hca1[1]"}).exit_code, 0);
+    ASSERT_TRUE(d.wait_for("event=node_added node_guid=" + guid_text(hca.node_guid), 15s))
+        << d.log();
+    ASSERT_EQ(fabric().sim("link-down", {"Hca1[1]"}).exit_code, 0);
+    ASSERT_TRUE(d.wait_for("event=node_removed node_guid=" + guid_text(hca.node_guid), 15s))
+        << d.log();
+    std::this_thread::sleep_for(2500ms);  // past the grace period, and a snapshot after it
+    log = d.stop();
+  }
+  EXPECT_EQ(status_line(log, "Hca1", 1), "") << log;  // forgotten: no row, no totals
+  EXPECT_EQ(log.find(total_line("Hca1", 1, "xmit_data_bytes")), std::string::npos);
+  EXPECT_NE(status_line(log, "Hca2", 1).find("oper_status=up"), std::string::npos);
+  ASSERT_EQ(fabric().sim("link-up", {"Hca1[1]"}).exit_code, 0);
 }
 
 // The state file: totals continue across a restart, even when the hardware counter was

@@ -321,5 +321,60 @@ TEST(Converter, ApplyBatchEqualsApplyOneByOne) {
   }
 }
 
+TEST(Converter, VanishedPortsAreNotPresentThenForgottenButKeepTheirIfIndex) {
+  const PortKey a{0x10, 1}, b{0x20, 1}, never_read{0x30, 1};
+  const auto topology = [](std::vector<PortKey> keys) {
+    auto t = std::make_shared<collector::Topology>();
+    for (PortKey k : keys) {
+      auto& p = t->ports.emplace_back();
+      p.key = k;
+      p.link.state = 4;  // Active
+      p.link.phys_state = 5;
+      p.link.mtu = 5;
+      p.lid = static_cast<uint16_t>(k.node_guid);
+    }
+    return t;
+  };
+  ConverterOptions options;
+  options.not_present_grace = 10min;
+  Converter conv(options);
+  conv.set_topology(topology({a, b, never_read}), t0);
+  RawSample s = counters(t0, 3, 100);
+  s.port = a;
+  conv.apply(s);
+  auto snap = conv.snapshot(t0);
+  EXPECT_EQ(snap->find(a)->oper_status, OperStatus::kUp);
+  EXPECT_EQ(snap->find(a)->mtu, 4096u);
+  EXPECT_EQ(snap->find(a)->phys_lid, 0x10);
+  EXPECT_EQ(snap->find(a)->last_change, Clock::time_point{});
+
+  conv.set_topology(topology({b}), t0 + 1min);  // a and never_read leave
+  snap = conv.snapshot(t0 + 1min);
+  ASSERT_EQ(snap->ports.size(), 3u);
+  EXPECT_EQ(snap->find(a)->oper_status, OperStatus::kNotPresent);
+  EXPECT_EQ(snap->find(a)->last_change, t0 + 1min);
+  EXPECT_EQ(snap->find(a)->total(CounterId::kXmitData), 400u);  // totals stay while present
+  EXPECT_EQ(snap->find(never_read)->oper_status, OperStatus::kNotPresent);
+  EXPECT_EQ(snap->find(never_read)->if_index, 3u);
+
+  conv.expire(t0 + 10min);  // 9 minutes gone: not yet
+  EXPECT_EQ(conv.snapshot(t0 + 10min)->ports.size(), 3u);
+  conv.expire(t0 + 11min);
+  snap = conv.snapshot(t0 + 11min);
+  ASSERT_EQ(snap->ports.size(), 1u);
+  EXPECT_EQ(snap->ports[0].key, b);
+  EXPECT_EQ(conv.state(a), nullptr);
+
+  // a comes back: a fresh start from its first reading, and its old ifIndex.
+  conv.set_topology(topology({a, b}), t0 + 12min);
+  s.received = t0 + 12min;
+  s.values[field(Attribute::kPortCounters, "PortXmitData")] = 7;
+  conv.apply(s);
+  snap = conv.snapshot(t0 + 12min);
+  EXPECT_EQ(snap->find(a)->total(CounterId::kXmitData), 28u);
+  EXPECT_EQ(snap->find(a)->if_index, 1u);
+  EXPECT_EQ(snap->find(a)->oper_status, OperStatus::kUp);
+}
+
 }  // namespace
 }  // namespace ibpulse::converters

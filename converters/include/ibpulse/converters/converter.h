@@ -17,6 +17,7 @@
 #include "ibpulse/collector/pma.h"
 #include "ibpulse/converters/accumulator.h"
 #include "ibpulse/converters/if_index.h"
+#include "ibpulse/converters/interface_status.h"
 #include "ibpulse/converters/snapshot.h"
 #include "ibpulse/converters/vl_traffic.h"
 
@@ -56,6 +57,8 @@ struct ConverterOptions {
   ClearPolicy clear_policy = ClearPolicy::kNever;
   double clear_fraction = 0.75;                  // of a narrow counter's range, as opensm's PerfMgr
   std::chrono::milliseconds clear_retry{30000};  // a clear without an answer may be asked again
+  // A port gone from discovery is reported notPresent this long, then forgotten.
+  std::chrono::milliseconds not_present_grace{std::chrono::hours(1)};
 };
 
 class Converter {
@@ -64,7 +67,12 @@ class Converter {
 
   // The ports to report (and their links, for utilisation). Ports with state that are not
   // in it are reported with in_topology = false.
-  void set_topology(std::shared_ptr<const collector::Topology> topology);
+  // `now` dates status changes (ifLastChange) and departures (notPresent).
+  void set_topology(std::shared_ptr<const collector::Topology> topology,
+                    Clock::time_point now = Clock::now());
+  // Forgets the ports gone from discovery for longer than the grace period (their counters and
+  // rows; their ifIndex stays reserved). Called on an interval; set_topology does it too.
+  void expire(Clock::time_point now);
 
   ApplyEvents apply(const collector::RawSample& sample);
   // apply() for each sample in turn (events[i] for samples[i]; events.size() >= samples.size()),
@@ -145,6 +153,7 @@ class Converter {
   void note_clear_window(PortState& p, const collector::RawSample& s, Clock::duration dt);
   bool maybe_ask_clear(PortState& p, const collector::RawSample& s);
   void apply_vl_sample(const collector::RawSample& s);
+  void forget(const std::vector<collector::PortKey>& keys);
 
   ConverterOptions options_;
   collector::ClearRing* clears_;
@@ -161,6 +170,7 @@ class Converter {
   std::vector<uint32_t> topology_order_;  // per topology port: its slot
   size_t topology_slots_ = 0;
   IfIndexTable if_indexes_;
+  InterfaceTable interfaces_;
   VlTrafficMap vl_traffic_;
   ConverterStats stats_;
   // The storage of a released snapshot, for the next one (snapshot.cc): 40 MB of fresh pages

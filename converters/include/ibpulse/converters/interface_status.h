@@ -46,6 +46,8 @@ class InterfaceTable {
     OperStatus status = OperStatus::kUnknown;
     std::chrono::steady_clock::time_point last_change{};  // epoch: unchanged since we started
     std::chrono::steady_clock::time_point gone_since{};   // epoch: in the topology
+    uint32_t mtu = 0;                                     // ifMtu (octets; 0: not known)
+    uint16_t phys_lid = 0;                                // ifPhysAddress as a LID (0: empty)
   };
 
   // Follows a new topology at `now`: a changed status sets last_change; a port that left
@@ -59,6 +61,8 @@ class InterfaceTable {
                                           std::chrono::steady_clock::duration grace);
 
   std::span<const State> by_topology_port() const { return by_topology_port_; }
+  // Ports gone from the topology and not yet expired, sorted.
+  std::span<const collector::PortKey> gone() const { return gone_; }
   const State* find(collector::PortKey key) const;
   // A port known from elsewhere (the state file): absent from the next topology, it is
   // reported notPresent and expires like any port that left.
@@ -67,6 +71,8 @@ class InterfaceTable {
  private:
   std::unordered_map<collector::PortKey, State, PortKeyHash> states_;
   std::vector<State> by_topology_port_;
+  std::vector<collector::PortKey> gone_;
+  void list_gone();
 };
 
 }  // namespace ibpulse::converters

@@ -15,6 +15,7 @@
 #include "ibpulse/collector/topology.h"
 #include "ibpulse/converters/accumulator.h"
 #include "ibpulse/converters/if_mib.h"
+#include "ibpulse/converters/interface_status.h"
 #include "ibpulse/converters/vl_traffic.h"
 
 namespace ibpulse::converters {
@@ -32,6 +33,11 @@ struct PortSnapshot {
   bool ietf_extended = false;  // unicast/multicast counted apart (CapabilityMask 0x200)
   bool flow_control_counted = false;  // PortFlowCtlCounters read: the octet sums include SLPs
   bool in_topology = true;            // false: the port vanished from discovery
+  // IF-MIB interface columns (interface_status.h): notPresent once the port left discovery.
+  OperStatus oper_status = OperStatus::kUnknown;
+  Clock::time_point last_change{};  // ifLastChange (epoch: unchanged since we started)
+  uint32_t mtu = 0;                 // ifMtu, octets (0: not known)
+  uint16_t phys_lid = 0;            // ifPhysAddress as the base LID (0: empty)
   float utilisation_in = 0, utilisation_out = 0;  // of the active link's data rate, 0..1
   Clock::time_point last_read{};                  // last successful reading (epoch: never)
   Clock::time_point discontinuity{};  // last foreign clear or source switch (epoch: none)
