@@ -19,6 +19,7 @@
 
 #include "ibpulse/collector/poller.h"
 #include "ibpulse/converters/converter.h"
+#include "ibpulse/converters/state_file.h"
 
 namespace {
 
@@ -154,10 +155,27 @@ void BM_Snapshot70kPorts(benchmark::State& state) {
   state.counters["ports"] = kPorts;
 }
 
+// The state file's encoding on the converter thread (the write and fsync run on another).
+void BM_EncodeState70kPorts(benchmark::State& state) {
+  converters::Converter converter({});
+  for (const RawSample& s : samples())
+    converter.apply(s);
+  converter.set_topology(topology());
+  size_t bytes = 0;
+  for (auto _ : state) {
+    const std::string encoded = converters::encode_state(converter, 0xfe80000000000000ull);
+    bytes = encoded.size();
+    benchmark::DoNotOptimize(encoded.data());
+  }
+  state.counters["ports"] = kPorts;
+  state.counters["megabytes"] = static_cast<double>(bytes) / 1e6;
+}
+
 BENCHMARK(BM_RingOnly)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ConvertSamples)->Unit(benchmark::kMillisecond)->Arg(0)->Arg(1);
 BENCHMARK(BM_ConvertOneByOne)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Snapshot70kPorts)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EncodeState70kPorts)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
