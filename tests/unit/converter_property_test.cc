@@ -1,5 +1,5 @@
-// Property-based: random histories of traffic, reads, latches, foreign clears and our own
-// clears against a model of the hardware register and of the true count.
+// Property-based: random histories of traffic, reads, latches, foreign clears, our own clears
+// and restarts (the state file) against a model of the hardware register and of the true count.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -8,6 +8,7 @@
 
 #include "ibpulse/converters/accumulator.h"
 #include "ibpulse/converters/converter.h"
+#include "ibpulse/converters/state_file.h"
 #include "ibpulse/converters/width.h"
 
 namespace ibpulse::converters {
@@ -121,6 +122,101 @@ RC_GTEST_PROP(ConverterProperty, ThresholdClearsKeepNarrowCountersExact, ()) {
     }
     const auto* state = converter.state({0x10, 1});
     RC_ASSERT(state->core[0].total == true_total);
+  }
+}
+
+// Through the converter, with restarts: the state is saved, a new converter loads it, and the
+// history goes on (traffic may happen while it is down). Totals never decrease, a restart
+// changes no total, and between two readings with no latch and no foreign clear the total grows
+// by exactly the true count, across restarts too.
+RC_GTEST_PROP(ConverterProperty, RestartsThroughTheStateFileLoseNothing, ()) {
+  struct Choice {
+    size_t field;
+    unsigned width;
+    uint64_t scale;
+  };
+  // SymbolErrorCounter (16 bits), LinkDownedCounter (8), PortXmitData (32, dwords x 4).
+  const auto fields = schema::fields_of(schema::Attribute::kPortCounters);
+  const auto index = [&](std::string_view name) {
+    return static_cast<size_t>(
+        std::find_if(fields.begin(), fields.end(), [&](const auto& f) { return f.name == name; }) -
+        fields.begin());
+  };
+  const Choice choice = *rc::gen::element(Choice{index("SymbolErrorCounter"), 16, 1},
+                                          Choice{index("LinkDownedCounter"), 8, 1},
+                                          Choice{index("PortXmitData"), 32, 4});
+  const auto history =
+      *rc::gen::container<std::vector<Event>>(events(counter_max(choice.width) / 2));
+  const auto restarts =
+      *rc::gen::container<std::vector<bool>>(history.size(), rc::gen::arbitrary<bool>());
+  const collector::PortKey key{0x10, 1};
+  auto topology = std::make_shared<collector::Topology>();
+  topology->subnet_prefix = 0xfe80000000000000ull;
+  topology->ports.emplace_back().key = key;
+  auto converter = std::make_unique<Converter>(ConverterOptions{});
+  converter->set_topology(topology);
+  Register reg{choice.width};
+  auto now = Clock::time_point{} + std::chrono::hours(1);
+  uint64_t true_since_read = 0, last_total = 0;
+  bool foreign_since_read = false, latched_since_read = false, read_once = false;
+  const auto total = [&] {
+    const auto* state = converter->state(key);
+    const size_t counter = schema::sinks_of(schema::Attribute::kPortCounters)[choice.field].counter;
+    return state ? state->core[counter].total : 0;
+  };
+  const auto sample = [&](uint64_t cleared) {
+    collector::RawSample s;
+    s.port = key;
+    s.attribute = schema::Attribute::kPortCounters;
+    s.received = now;
+    s.field_count = static_cast<uint8_t>(fields.size());
+    s.advertised = uint64_t{1} << choice.field;
+    s.values[choice.field] = reg.value;
+    s.cleared = cleared;
+    converter->apply(s);
+  };
+  for (size_t i = 0; i < history.size(); ++i) {
+    const Event& e = history[i];
+    now += std::chrono::seconds(1);
+    switch (e.op) {
+      case Op::kTraffic:
+        if (reg.value + e.amount >= counter_max(choice.width)) latched_since_read = true;
+        reg.count(e.amount);
+        true_since_read += e.amount;
+        break;
+      case Op::kForeignClear:
+        reg.value = 0;
+        foreign_since_read = true;
+        break;
+      case Op::kOwnClear:
+        if (!read_once) break;
+        [[fallthrough]];
+      case Op::kRead: {
+        sample(0);
+        RC_ASSERT(total() >= last_total);
+        if (read_once && !latched_since_read && !foreign_since_read) {
+          RC_ASSERT(total() - last_total == true_since_read * choice.scale);
+        }
+        last_total = total();
+        read_once = true;
+        true_since_read = 0;
+        foreign_since_read = latched_since_read = false;
+        if (e.op == Op::kOwnClear) {
+          reg.value = 0;
+          sample(uint64_t{1} << choice.field);  // the Set's response: the new baseline
+          RC_ASSERT(total() == last_total);
+        }
+        break;
+      }
+    }
+    if (restarts[i]) {
+      const std::string saved = encode_state(*converter, topology->subnet_prefix);
+      converter = std::make_unique<Converter>(ConverterOptions{});
+      const auto loaded = apply_state(saved, *topology, *converter);
+      RC_ASSERT(loaded.ok());
+      converter->set_topology(topology);
+      RC_ASSERT(total() == last_total);
+    }
   }
 }
 
