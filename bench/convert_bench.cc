@@ -155,6 +155,36 @@ void BM_Snapshot70kPorts(benchmark::State& state) {
   state.counters["ports"] = kPorts;
 }
 
+// The same with one port gone from discovery (notPresent rows are merged in, not sorted).
+void BM_Snapshot70kPortsOneGone(benchmark::State& state) {
+  converters::Converter converter({});
+  for (const RawSample& s : samples())
+    converter.apply(s);
+  auto fewer = std::make_shared<collector::Topology>(*topology());
+  fewer->ports.erase(fewer->ports.begin() + static_cast<std::ptrdiff_t>(fewer->ports.size() / 2));
+  converter.set_topology(fewer);
+  for (auto _ : state) {
+    auto snap = converter.snapshot(converters::Clock::now());
+    benchmark::DoNotOptimize(snap);
+  }
+  state.counters["ports"] = kPorts;
+}
+
+// A topology whose port set changed: the converter lays its states out anew.
+void BM_TopologyChange70kPorts(benchmark::State& state) {
+  converters::Converter converter({});
+  for (const RawSample& s : samples())
+    converter.apply(s);
+  const auto all = topology();
+  auto fewer = std::make_shared<collector::Topology>(*all);
+  fewer->ports.pop_back();
+  bool which = false;
+  for (auto _ : state) {
+    converter.set_topology((which = !which) ? all : fewer);
+  }
+  state.counters["ports"] = kPorts;
+}
+
 // The state file's encoding on the converter thread (the write and fsync run on another).
 void BM_EncodeState70kPorts(benchmark::State& state) {
   converters::Converter converter({});
@@ -175,6 +205,8 @@ BENCHMARK(BM_RingOnly)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ConvertSamples)->Unit(benchmark::kMillisecond)->Arg(0)->Arg(1);
 BENCHMARK(BM_ConvertOneByOne)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Snapshot70kPorts)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Snapshot70kPortsOneGone)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TopologyChange70kPorts)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_EncodeState70kPorts)->Unit(benchmark::kMillisecond);
 
 }  // namespace

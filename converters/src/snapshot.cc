@@ -89,13 +89,39 @@ std::shared_ptr<const FabricSnapshot> Converter::snapshot(Clock::time_point now)
   snap->stats = stats_;
   snap->published = now;
   const size_t known = topology_ ? topology_->ports.size() : 0;
-  snap->ports.reserve(known + states_.size() - topology_slots_);
+  // Ports gone from discovery, within the grace period: still reported (notPresent), with
+  // their totals if they were read. Few: sorted apart, then merged into the topology's rows,
+  // which are in key order already (sorting 70,000 rows would cost more than the snapshot).
+  std::vector<PortSnapshot> gone;
+  const auto gone_row = [&](collector::PortKey key) -> PortSnapshot& {
+    PortSnapshot& out = gone.emplace_back();
+    out.key = key;
+    out.if_index = if_indexes_.find(key);
+    out.in_topology = false;
+    if (const auto* state = interfaces_.find(key)) set_interface(out, *state);
+    return out;
+  };
+  for (size_t i = topology_slots_; i < states_.size(); ++i) {
+    if (read_[i] == 0) continue;
+    PortSnapshot& out = gone_row(slot_keys_[i]);
+    fill(out, states_[i]);
+    out.vl_traffic = find_vl_traffic(vl_traffic_, slot_keys_[i]);
+  }
+  for (const collector::PortKey key : interfaces_.gone()) {
+    if (state(key) == nullptr) gone_row(key);  // read ones are in already
+  }
+  std::sort(gone.begin(), gone.end(),
+            [](const PortSnapshot& a, const PortSnapshot& b) { return a.key < b.key; });
+  snap->ports.reserve(known + gone.size());
+  size_t next_gone = 0;
   if (topology_) {
     const auto if_indexes = if_indexes_.by_topology_port();
     const auto interfaces = interfaces_.by_topology_port();
     // States are in topology order (set_topology): a sequential read, no lookups.
     for (size_t i = 0; i < known; ++i) {
       const collector::Port& port = topology_->ports[i];
+      while (next_gone < gone.size() && gone[next_gone].key < port.key)
+        snap->ports.push_back(std::move(gone[next_gone++]));
       PortSnapshot& out = snap->ports.emplace_back();
       out.key = port.key;
       out.if_index = if_indexes[i];
@@ -106,33 +132,8 @@ std::shared_ptr<const FabricSnapshot> Converter::snapshot(Clock::time_point now)
       set_utilisation(out, port.link);
     }
   }
-  // Ports gone from discovery, within the grace period: still reported (notPresent), with
-  // their totals if they were read.
-  const auto gone_row = [&](collector::PortKey key) -> PortSnapshot& {
-    PortSnapshot& out = snap->ports.emplace_back();
-    out.key = key;
-    out.if_index = if_indexes_.find(key);
-    out.in_topology = false;
-    if (const auto* state = interfaces_.find(key)) set_interface(out, *state);
-    return out;
-  };
-  bool appended = false;
-  for (size_t i = topology_slots_; i < states_.size(); ++i) {
-    if (read_[i] == 0) continue;
-    PortSnapshot& out = gone_row(slot_keys_[i]);
-    fill(out, states_[i]);
-    out.vl_traffic = find_vl_traffic(vl_traffic_, slot_keys_[i]);
-    appended = true;
-  }
-  for (const collector::PortKey key : interfaces_.gone()) {
-    if (state(key) != nullptr) continue;  // read: reported above
-    gone_row(key);
-    appended = true;
-  }
-  if (appended) {
-    std::sort(snap->ports.begin(), snap->ports.end(),
-              [](const PortSnapshot& a, const PortSnapshot& b) { return a.key < b.key; });
-  }
+  while (next_gone < gone.size())
+    snap->ports.push_back(std::move(gone[next_gone++]));
   return snap;
 }
 
