@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <bit>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -14,8 +15,9 @@ using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
 constexpr unsigned kForeignClearLogs = 20;  // then only the count, in the stats lines
-// A reboot or an operator's perfquery -R clears a port now and then; this many clears within
-// one window means something clears counters routinely (opensm's PerfMgr, UFM, a cron job).
+// A reboot or an operator's perfquery -R clears a port's counters once; this many clears within
+// one window, some attribute of a port cleared more than once among them, means something
+// clears counters routinely (opensm's PerfMgr, UFM, a cron job).
 constexpr uint64_t kFrequentForeignClears = 3;
 
 std::string field_names(schema::Attribute attribute, uint64_t mask) {
@@ -100,6 +102,7 @@ void ConvertLoop::report(const collector::RawSample& s, const converters::ApplyE
     return fmt::format("node_guid={} port={} attribute={}", guid_string(s.port.node_guid),
                        s.port.port, attribute_name(s.attribute));
   };
+  if (events.own_clear) state_.save_soon(s.received);
   if (events.own_clear) {
     spdlog::info("event=counters_cleared {} fields={} note=\"our clear (counters.clear-policy)\"",
                  port(), field_names(s.attribute, s.cleared));
@@ -111,7 +114,7 @@ void ConvertLoop::report(const collector::RawSample& s, const converters::ApplyE
   if (events.clear_requested) {
     spdlog::debug("event=clear_requested {}", port());
   }
-  if (events.foreign_clear) note_foreign_clear(s.port, s.received);
+  if (events.foreign_clear) note_foreign_clear(s);
   if (events.foreign_clear && foreign_logged_ < kForeignClearLogs) {
     ++foreign_logged_;
     spdlog::warn(
@@ -121,21 +124,28 @@ void ConvertLoop::report(const collector::RawSample& s, const converters::ApplyE
   }
 }
 
-void ConvertLoop::note_foreign_clear(collector::PortKey port, Clock::time_point at) {
-  if (foreign_window_.clears == 0) foreign_window_.start = at;
+void ConvertLoop::note_foreign_clear(const collector::RawSample& s) {
+  if (foreign_window_.clears == 0) foreign_window_.start = s.received;
   ++foreign_window_.clears;
-  foreign_window_.ports.insert(port);
+  ++foreign_window_.per_counter_set[{s.port, s.attribute}];
 }
 
 void ConvertLoop::report_foreign_clears(Clock::time_point now, bool final) {
   auto& w = foreign_window_;
   if (w.clears == 0 || (!final && now - w.start < foreign_clear_window_)) return;
-  if (w.clears >= kFrequentForeignClears) {
+  std::set<collector::PortKey> ports;
+  size_t repeated = 0;  // counter sets of a port cleared more than once
+  for (const auto& [where, clears] : w.per_counter_set) {
+    ports.insert(where.first);
+    repeated += clears >= 2;
+  }
+  if (w.clears >= kFrequentForeignClears && repeated > 0) {
     spdlog::warn(
-        "event=frequent_foreign_clears clears={} ports={} window_seconds={} note=\"another "
-        "manager seems to clear counters routinely (opensm's PerfMgr, UFM, perfquery -R): "
-        "ibpulse's totals stay exact, but that manager's users see cleared counters\"",
-        w.clears, w.ports.size(),
+        "event=frequent_foreign_clears clears={} ports={} cleared_repeatedly={} "
+        "window_seconds={} note=\"another manager seems to clear counters routinely (opensm's "
+        "PerfMgr, UFM, perfquery -R in a loop): ibpulse's totals stay exact, but that "
+        "manager's users see cleared counters\"",
+        w.clears, ports.size(), repeated,
         std::chrono::duration_cast<std::chrono::seconds>(now - w.start).count());
   }
   w = {};

@@ -7,9 +7,10 @@
 // Thread safety: run() on one thread; set_topology(), update_port() and stats() from any.
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
-#include <set>
+#include <utility>
 
 #include "daemon_config.h"
 #include "ibpulse/collector/poller.h"
@@ -53,9 +54,10 @@ class ConvertLoop {
   struct ForeignClearWindow {
     std::chrono::steady_clock::time_point start{};
     uint64_t clears = 0;
-    std::set<collector::PortKey> ports;
+    // Clears per port and attribute: a reboot or one perfquery -R clears each once.
+    std::map<std::pair<collector::PortKey, schema::Attribute>, unsigned> per_counter_set;
   } foreign_window_;
-  void note_foreign_clear(collector::PortKey port, std::chrono::steady_clock::time_point at);
+  void note_foreign_clear(const collector::RawSample& s);
   // At the end of a window (or at stop: `final`), warns if the clears were frequent.
   void report_foreign_clears(std::chrono::steady_clock::time_point now, bool final = false);
 };

@@ -374,7 +374,9 @@ std::filesystem::path default_state_dir() {
     const char* v = std::getenv(name);
     return v ? v : "";
   };
-  if (collector::current_mad_environment().simulated && !env("IBPULSE_SIM_RUN_DIR").empty()) {
+  if (collector::current_mad_environment().simulated) {
+    // A simulated fabric's state belongs to that fabric only: a new one with the same GUIDs
+    // must not inherit it, so without its run directory there is no default at all.
     return env("IBPULSE_SIM_RUN_DIR");
   }
   if (const std::string systemd = env("STATE_DIRECTORY"); !systemd.empty()) {

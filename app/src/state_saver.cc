@@ -1,6 +1,12 @@
 #include "state_saver.h"
 
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "ibpulse/converters/state_file.h"
 
@@ -8,6 +14,11 @@ namespace ibpulse::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// After our own clear the hardware counter restarts from 0: until a save records the new
+// baseline, a crash would take the lower reading for a foreign clear and lose the counts
+// between the last save and the clear.
+constexpr auto kSoon = std::chrono::seconds(1);
 
 void write_and_log(const std::filesystem::path& path, const std::string& bytes, size_t ports,
                    bool at_stop) {
@@ -28,8 +39,10 @@ StateSaver::StateSaver(std::filesystem::path dir, std::chrono::milliseconds inte
     : interval_(interval) {
   if (dir.empty() || interval.count() == 0) {
     spdlog::info("event=state_off note=\"{}\"",
-                 interval.count() == 0 ? "state.save-interval is off"
-                                       : "no state.dir and no default directory (HOME unset)");
+                 interval.count() == 0
+                     ? "state.save-interval is off"
+                     : "no state.dir and no default directory (a simulated fabric without "
+                       "IBPULSE_SIM_RUN_DIR, or HOME unset)");
     return;
   }
   std::error_code ec;
@@ -39,11 +52,23 @@ StateSaver::StateSaver(std::filesystem::path dir, std::chrono::milliseconds inte
                   dir.string(), ec.message());
     return;
   }
+  // One daemon per state file: a second one (another fabric, a second `ibpulse run`) would
+  // refuse the first one's file at each start and both would write the same temporary file.
+  const auto lock = dir / "counters.lock";
+  lock_fd_ = ::open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock_fd_ < 0 || ::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    spdlog::error(
+        "event=state_off path=\"{}\" error=\"{}\" note=\"another ibpulse uses this state "
+        "directory: give each instance its own --state.dir\"",
+        lock.string(), std::strerror(errno));
+    return;
+  }
   path_ = dir / "counters.state";
 }
 
 StateSaver::~StateSaver() {
   wait_for_writer();
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the lock
 }
 
 void StateSaver::wait_for_writer() {
@@ -67,6 +92,13 @@ void StateSaver::load(const collector::Topology& topology, converters::Converter
     return;
   }
   const auto loaded = converters::apply_state(file->bytes, topology, converter);
+  if (loaded && !loaded->counters_refused.empty()) {
+    spdlog::warn(
+        "event=state_partly_loaded path=\"{}\" reason=\"{}\" if_indexes={} note=\"ifIndex "
+        "numbers kept; counters start from the raw readings\"",
+        path_.string(), loaded->counters_refused, loaded->if_indexes);
+    return;
+  }
   if (loaded) {
     spdlog::info(
         "event=state_loaded path=\"{}\" ports={} in_topology={} if_indexes={} "
@@ -100,6 +132,11 @@ void StateSaver::maybe_save(const converters::Converter& converter, uint64_t sub
   writer_ =
       std::thread([path = path_, bytes = converters::encode_state(converter, subnet_prefix),
                    ports = converter.port_count()] { write_and_log(path, bytes, ports, false); });
+}
+
+void StateSaver::save_soon(Clock::time_point now) {
+  if (!saving_) return;
+  if (next_save_ == Clock::time_point{} || next_save_ > now + kSoon) next_save_ = now + kSoon;
 }
 
 void StateSaver::save_now(const converters::Converter& converter, uint64_t subnet_prefix) {

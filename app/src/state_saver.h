@@ -28,6 +28,8 @@ class StateSaver {
   // Saves in the background when the interval has passed.
   void maybe_save(const converters::Converter& converter, uint64_t subnet_prefix,
                   std::chrono::steady_clock::time_point now);
+  // Brings the next save forward to within a second (after our own clears).
+  void save_soon(std::chrono::steady_clock::time_point now);
   // Saves and waits (at stop).
   void save_now(const converters::Converter& converter, uint64_t subnet_prefix);
 
@@ -42,6 +44,7 @@ class StateSaver {
   bool saving_ = false;  // false until loaded, or when the file must not be overwritten
   std::chrono::steady_clock::time_point next_save_{};
   std::thread writer_;
+  int lock_fd_ = -1;  // flock held on <dir>/counters.lock while we own the directory
 };
 
 }  // namespace ibpulse::cli

@@ -531,11 +531,13 @@ struct Poller::State {
       s.attribute =
           result.extended ? Attribute::kPortSamplesResultExtended : Attribute::kPortSamplesResult;
       s.received = now;
-      s.field_count = static_cast<uint8_t>(result.counters.size());
-      s.advertised = (uint64_t{1} << s.field_count) - 1;
-      std::copy(result.counters.begin(), result.counters.end(), s.values.begin());
-      const auto& selects = sp.session->request().selects;
-      std::copy(selects.begin(), selects.end(), s.selects.begin());
+      // A sample has at most 15 counters (run_sample and the config check it); bounded anyway.
+      const size_t n = std::min(
+          {result.counters.size(), s.selects.size(), sp.session->request().selects.size()});
+      std::copy_n(result.counters.begin(), n, s.values.begin());
+      std::copy_n(sp.session->request().selects.begin(), n, s.selects.begin());
+      s.field_count = static_cast<uint8_t>(n);
+      s.advertised = (uint64_t{1} << n) - 1;
       s.sampled_for = result.ran_for;
       ++local_samples;
       if (!ring.push(s)) ++local_drops;

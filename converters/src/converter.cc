@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cassert>
 #include <cstdlib>
@@ -255,6 +256,9 @@ void Converter::for_each_port(
 }
 
 void Converter::restore_port(collector::PortKey key, PortState state) {
+  // Shown again once read again: a crash leaves totals up to a save interval old, and
+  // exporting them before the first reading would make counters go down.
+  state.present = 0;
   port(key) = std::move(state);
   interfaces_.remember(key);  // reported notPresent if the topology no longer has it
 }
@@ -277,6 +281,7 @@ void Converter::forget(const std::vector<collector::PortKey>& keys) {
 
 void Converter::restore_vl_traffic(collector::PortKey key, PortVlTraffic traffic) {
   vl_traffic_[key] = std::make_shared<PortVlTraffic>(traffic);
+  interfaces_.remember(key);
 }
 
 void Converter::apply_vl_sample(const RawSample& s) {
@@ -394,7 +399,12 @@ Outcome Converter::apply_field(PortState& p, const RawSample& s, const schema::F
     // Snapshots share the extra counters: copy before writing if one still holds them.
     p.extra = p.extra ? std::make_shared<std::vector<CounterState>>(*p.extra)
                       : std::make_shared<std::vector<CounterState>>(schema::extra_counter_count());
+  } else if (!core) {
+    // Written in place: no snapshot holds it any more. The acquire pairs with the release in
+    // the readers' last shared_ptr drop, so their reads happen before our writes.
+    std::atomic_thread_fence(std::memory_order_acquire);
   }
+
   CounterState& st = core ? p.core[c] : (*p.extra)[c - kCoreCounterCount];
   if ((s.cleared >> i & 1) != 0) {
     rebase(st, r);  // the Set's response: the value after our clear

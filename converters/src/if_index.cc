@@ -7,6 +7,9 @@ namespace ibpulse::converters {
 void IfIndexTable::assign(const collector::Topology& topology) {
   by_topology_port_.assign(topology.ports.size(), 0);
   for (size_t i = 0; i < topology.ports.size(); ++i) {
+    // Switch port 0 (read only when poll.switch-port0 asks) is a management port, never an
+    // interface: no number.
+    if (topology.ports[i].key.port == 0) continue;
     const auto [it, added] = by_key_.try_emplace(topology.ports[i].key, 0);
     if (added) {
       // 2^31 - 1 distinct ports would be a fabric far beyond InfiniBand's LID space: a port

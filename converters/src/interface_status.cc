@@ -67,7 +67,8 @@ std::vector<collector::PortKey> InterfaceTable::update(const collector::Topology
     const auto [it, added] = states_.try_emplace(port.key);
     State& s = it->second;
     // A new port's state was entered before we knew it: ifLastChange stays 0 (IF-MIB).
-    if (!added && s.status != status) s.last_change = now;
+    if (!added && !s.remembered && s.status != status) s.last_change = now;
+    s.remembered = false;
     s.status = status;
     s.gone_since = {};
     s.mtu = mtu_octets(port.link.mtu);
@@ -80,6 +81,7 @@ std::vector<collector::PortKey> InterfaceTable::update(const collector::Topology
         state.status != OperStatus::kNotPresent) {
       state.status = OperStatus::kNotPresent;
       state.last_change = now;
+      state.remembered = false;
     }
   }
   list_gone();

@@ -1,13 +1,9 @@
 #include "ibpulse/converters/state_file.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
+#include <algorithm>
 #include <bit>
-#include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <fstream>
 
 namespace ibpulse::converters {
 namespace {
@@ -120,9 +116,6 @@ Result<Header> read_header(Reader& in) {
       !in.get(h.ports) || !in.get(h.if_indexes)) {
     return Err("truncated header");
   }
-  if (h.fingerprint != schema_fingerprint()) {
-    return Err("written with another counter schema (another ibpulse version)");
-  }
   return h;
 }
 
@@ -140,6 +133,7 @@ bool read_port(Reader& in, SavedPort& out) {
   p.flow_control_counted = (flags & kFlowControlCounted) != 0;
   p.own_clear_since_extended = (flags & kOwnClearSinceExtended) != 0;
   if (core_mask >> schema::kCoreCounterCount != 0) return false;
+  if (p.present >> schema::kCoreCounterCount != 0 || (p.present & ~core_mask) != 0) return false;
   for (size_t c = 0; c < schema::kCoreCounterCount; ++c) {
     if ((core_mask >> c & 1) != 0 && !in.get_counter(p.core[c])) return false;
   }
@@ -155,11 +149,14 @@ bool read_port(Reader& in, SavedPort& out) {
 }
 
 Result<std::vector<SavedPort>> read_ports(Reader& in, uint64_t count, size_t bytes) {
-  // Each port takes at least 61 bytes: a count beyond what the file can hold is damage.
-  if (count > bytes / 61) return Err("port count {} does not fit the file", count);
-  std::vector<SavedPort> ports(count);
-  for (auto& p : ports) {
-    if (!read_port(in, p)) return Err("damaged port record at byte {}", in.offset());
+  // Each port takes at least 62 bytes: a count beyond what the file can hold is damage.
+  if (count > bytes / 62) return Err("port count {} does not fit the file", count);
+  std::vector<SavedPort> ports;
+  ports.reserve(std::min<uint64_t>(count, 1024));  // grows with what parses, not with the claim
+  for (uint64_t i = 0; i < count; ++i) {
+    if (!read_port(in, ports.emplace_back())) {
+      return Err("damaged port record at byte {}", in.offset());
+    }
   }
   return ports;
 }
@@ -216,26 +213,22 @@ Result<SavedVlTraffic> read_vl_traffic(Reader& in, size_t bytes) {
   return out;
 }
 
-Status check_fabric(const Header& h, const std::vector<SavedPort>& ports,
-                    const collector::Topology& topology, size_t& in_topology) {
+Status check_fabric(const Header& h, const std::vector<IfIndexTable::Entry>& saved,
+                    const collector::Topology& topology) {
   if (h.subnet_prefix != topology.subnet_prefix) {
     return Err("from another fabric: subnet prefix {} (this fabric: {})",
                collector::guid_string(h.subnet_prefix),
                collector::guid_string(topology.subnet_prefix));
   }
-  in_topology = 0;
-  for (const auto& p : ports)
-    in_topology += topology.find_port(p.key) != nullptr;
-  // GUIDs are unique: the same fabric, even with half its switches down, shares most ports.
-  if (!ports.empty() && in_topology * 10 < ports.size()) {
-    return Err("from another fabric: only {} of its {} ports are in this fabric", in_topology,
-               ports.size());
+  // GUIDs are unique: a file from another fabric shares no port with this one. Any overlap is
+  // this fabric, however much of it is down at the moment (a partial first discovery).
+  const bool any = std::any_of(saved.begin(), saved.end(), [&](const IfIndexTable::Entry& e) {
+    return topology.find_port(e.key) != nullptr;
+  });
+  if (!saved.empty() && !any) {
+    return Err("from another fabric: none of its {} ports is in this fabric", saved.size());
   }
   return Ok{};
-}
-
-std::string errno_text() {
-  return std::strerror(errno);
 }
 
 }  // namespace
@@ -254,6 +247,11 @@ std::string encode_state(const Converter& converter, uint64_t subnet_prefix) {
   const auto if_indexes = converter.if_indexes().entries();
   out.put<uint64_t>(converter.port_count());
   out.put<uint64_t>(if_indexes.size());
+  for (const auto& e : if_indexes) {
+    out.put(e.key.node_guid);
+    out.put(e.key.port);
+    out.put(e.if_index);
+  }
   converter.for_each_port([&](collector::PortKey key, const Converter::PortState& p) {
     uint64_t core_mask = 0;
     for (size_t c = 0; c < schema::kCoreCounterCount; ++c) {
@@ -285,11 +283,6 @@ std::string encode_state(const Converter& converter, uint64_t subnet_prefix) {
       out.put_counter((*p.extra)[i]);
     }
   });
-  for (const auto& e : if_indexes) {
-    out.put(e.key.node_guid);
-    out.put(e.key.port);
-    out.put(e.if_index);
-  }
   out.put<uint64_t>(converter.vl_traffic().size());
   for (const auto& [key, traffic] : converter.vl_traffic())
     put_vl_traffic(out, key, *traffic);
@@ -306,84 +299,33 @@ Result<LoadedState> apply_state(const std::string& bytes, const collector::Topol
   auto header = read_header(in);  // before the checksum: a foreign file gets a clearer message
   if (!header) return Error{header.error()};
   if (stored != checksum(bytes.data(), body)) return Err("checksum mismatch: the file is damaged");
-  auto ports = read_ports(in, header->ports, body);
-  if (!ports) return Error{ports.error()};
   auto if_indexes = read_if_indexes(in, header->if_indexes, body);
   if (!if_indexes) return Error{if_indexes.error()};
+  if (auto s = check_fabric(*header, *if_indexes, topology); !s) return Error{s.error()};
+  LoadedState loaded;
+  loaded.saved_unix_seconds = header->saved_unix_seconds;
+  loaded.if_indexes = if_indexes->size();
+  if (header->fingerprint != schema_fingerprint()) {
+    // The counters' layout changed (another ibpulse version): they cannot be read back, but
+    // the interface numbering does not depend on it and managers key their history by it.
+    loaded.counters_refused = "written with another counter schema (another ibpulse version)";
+    loaded.if_indexes_dropped = converter.if_indexes().restore(std::move(*if_indexes));
+    return loaded;
+  }
+  auto ports = read_ports(in, header->ports, body);
+  if (!ports) return Error{ports.error()};
   auto vl_traffic = read_vl_traffic(in, body);
   if (!vl_traffic) return Error{vl_traffic.error()};
   if (in.offset() != body) return Err("{} unexpected bytes after the records", body - in.offset());
-  LoadedState loaded;
-  if (auto s = check_fabric(*header, *ports, topology, loaded.ports_in_topology); !s) {
-    return Error{s.error()};
-  }
-  for (auto& p : *ports)
+  for (auto& p : *ports) {
+    loaded.ports_in_topology += topology.find_port(p.key) != nullptr;
     converter.restore_port(p.key, std::move(p.state));
+  }
   for (auto& [key, traffic] : *vl_traffic)
     converter.restore_vl_traffic(key, traffic);
   loaded.ports = ports->size();
-  loaded.if_indexes = if_indexes->size();
   loaded.if_indexes_dropped = converter.if_indexes().restore(std::move(*if_indexes));
-  loaded.saved_unix_seconds = header->saved_unix_seconds;
   return loaded;
-}
-
-Status write_file_atomically(const std::filesystem::path& path, const std::string& bytes) {
-  const std::filesystem::path temporary = path.string() + ".tmp";
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return Err("cannot create {}: {}", temporary.string(), errno_text());
-  size_t written = 0;
-  while (written < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const std::string why = errno_text();
-      ::close(fd);
-      ::unlink(temporary.c_str());
-      return Err("cannot write {}: {}", temporary.string(), why);
-    }
-    written += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const std::string why = errno_text();
-    ::unlink(temporary.c_str());
-    return Err("cannot flush {}: {}", temporary.string(), why);
-  }
-  if (::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string why = errno_text();
-    ::unlink(temporary.c_str());
-    return Err("cannot rename {} to {}: {}", temporary.string(), path.string(), why);
-  }
-  // The rename itself is durable only once the directory is.
-  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
-  if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-  return Ok{};
-}
-
-Result<FileContents> read_whole_file(const std::filesystem::path& path) {
-  FileContents out;
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return out;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Err("cannot open {}: {}", path.string(), errno_text());
-  out.bytes.assign(std::istreambuf_iterator<char>(in), {});
-  if (in.bad()) return Err("cannot read {}", path.string());
-  out.found = true;
-  return out;
-}
-
-Result<std::filesystem::path> set_aside(const std::filesystem::path& path) {
-  const auto now = std::chrono::duration_cast<std::chrono::seconds>(
-                       std::chrono::system_clock::now().time_since_epoch())
-                       .count();
-  std::filesystem::path target = path.string() + ".rejected-" + std::to_string(now);
-  std::error_code ec;
-  std::filesystem::rename(path, target, ec);
-  if (ec) return Err("cannot rename {} to {}: {}", path.string(), target.string(), ec.message());
-  return target;
 }
 
 }  // namespace ibpulse::converters

@@ -92,8 +92,8 @@ class SampleSession {
   bool finished_ = false;
   Clock::time_point deadline_;
   Clock::time_point wake_at_;
-  std::array<uint8_t, kMadDataSize> polled_{};
-  Clock::time_point set_answered_{};  // the last PortSamplesResult, for 32-bit fallback
+  std::array<uint8_t, kMadDataSize> polled_{};  // the last PortSamplesResult, for 32-bit fallback
+  Clock::time_point set_answered_{};            // when our Set was answered: the sample began
   SampleResult result_;
 };
 

@@ -5,6 +5,7 @@
 // Thread safety: value types; a Topology is immutable once built and may be shared.
 
 #include <compare>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,6 +21,14 @@ struct PortKey {
   uint64_t node_guid = 0;
   uint8_t port = 0;
   friend auto operator<=>(const PortKey&, const PortKey&) = default;
+};
+
+// For hash maps keyed by port.
+struct PortKeyHash {
+  size_t operator()(PortKey k) const noexcept {
+    const uint64_t h = (k.node_guid ^ k.port) * 0x9E3779B97F4A7C15ull;
+    return static_cast<size_t>(h ^ (h >> 32));
+  }
 };
 
 // PortInfo values, raw IBA encodings (pma-facts.md has the tables).

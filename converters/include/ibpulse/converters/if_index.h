@@ -41,13 +41,7 @@ class IfIndexTable {
   static constexpr uint32_t kMaxIfIndex = 0x7FFFFFFF;
 
  private:
-  struct KeyHash {
-    size_t operator()(collector::PortKey k) const noexcept {
-      const uint64_t h = (k.node_guid ^ k.port) * 0x9E3779B97F4A7C15ull;
-      return static_cast<size_t>(h ^ (h >> 32));
-    }
-  };
-  std::unordered_map<collector::PortKey, uint32_t, KeyHash> by_key_;
+  std::unordered_map<collector::PortKey, uint32_t, collector::PortKeyHash> by_key_;
   std::vector<uint32_t> by_topology_port_;
   uint32_t highest_ = 0;
 };

@@ -48,6 +48,7 @@ class InterfaceTable {
     std::chrono::steady_clock::time_point gone_since{};   // epoch: in the topology
     uint32_t mtu = 0;                                     // ifMtu (octets; 0: not known)
     uint16_t phys_lid = 0;                                // ifPhysAddress as a LID (0: empty)
+    bool remembered = false;  // known from the state file, not yet in a topology
   };
 
   // Follows a new topology at `now`: a changed status sets last_change; a port that left
@@ -66,7 +67,9 @@ class InterfaceTable {
   const State* find(collector::PortKey key) const;
   // A port known from elsewhere (the state file): absent from the next topology, it is
   // reported notPresent and expires like any port that left.
-  void remember(collector::PortKey key) { states_.try_emplace(key); }
+  void remember(collector::PortKey key) {
+    states_.try_emplace(key).first->second.remembered = true;
+  }
 
  private:
   std::unordered_map<collector::PortKey, State, PortKeyHash> states_;

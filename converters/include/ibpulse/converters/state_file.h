@@ -29,12 +29,15 @@ struct LoadedState {
   size_t if_indexes = 0;          // ifIndex numbers restored
   size_t if_indexes_dropped = 0;  // duplicate or out-of-range numbers ignored
   int64_t saved_unix_seconds = 0;
+  // Not empty: why the counters could not be restored (only the ifIndex numbers were).
+  std::string counters_refused;
 };
 
 // Decodes `bytes` and, if it can be trusted for `topology`, restores it into `converter`
 // (before its first sample and its first topology). An error says why it cannot be trusted;
 // the converter is then untouched. A file is from another fabric when its subnet prefix
-// differs, or when fewer than a tenth of its ports are in the topology.
+// differs, or when none of its ports is in the topology. A file from another counter schema
+// restores the ifIndex numbers only (LoadedState::counters_refused says so).
 Result<LoadedState> apply_state(const std::string& bytes, const collector::Topology& topology,
                                 Converter& converter);
 

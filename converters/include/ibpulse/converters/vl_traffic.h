@@ -22,14 +22,8 @@
 
 namespace ibpulse::converters {
 
-inline constexpr size_t kVirtualLanes = 16;
-
-struct PortKeyHash {
-  size_t operator()(collector::PortKey k) const noexcept {
-    const uint64_t h = (k.node_guid ^ k.port) * 0x9E3779B97F4A7C15ull;
-    return static_cast<size_t>(h ^ (h >> 32));
-  }
-};  // VL0-14 data, VL15 management
+inline constexpr size_t kVirtualLanes = 16;  // VL0-14 data, VL15 management
+using collector::PortKeyHash;
 
 struct VlCounts {
   uint64_t xmit_octets = 0, rcv_octets = 0;  // data dwords x 4
