@@ -393,6 +393,22 @@ TEST(DaemonState, ADamagedFileIsSetAsideAndNeverTrusted) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(DaemonState, ASecondDaemonOnTheSameDirectoryRunsWithoutAStateFile) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("ibpulse-state-shared-" + std::to_string(::getpid()));
+  Daemon first(fabric(), {"--state.dir", dir.string()});
+  ASSERT_TRUE(first.wait_for("event=ready", 10s)) << first.log();
+  const auto out = fabric().exec(
+      {IBPULSE_BINARY_FOR_TESTS, "run", "--exit-after-sweeps", "1", "--state.dir", dir.string()});
+  EXPECT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_NE(out.err.find("event=state_off path=\"" + (dir / "counters.lock").string()),
+            std::string::npos)
+      << out.err;
+  EXPECT_EQ(out.err.find("event=state_saved"), std::string::npos) << out.err;
+  first.stop();
+  std::filesystem::remove_all(dir);
+}
+
 TEST(DaemonState, OffMeansNoFile) {
   const auto dir =
       std::filesystem::temp_directory_path() / ("ibpulse-state-off-" + std::to_string(::getpid()));
