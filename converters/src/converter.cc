@@ -270,6 +270,7 @@ void Converter::expire(Clock::time_point now) {
 void Converter::forget(const std::vector<collector::PortKey>& keys) {
   for (const collector::PortKey& key : keys) {
     vl_traffic_.erase(key);
+    forgotten_.insert(key);
     const uint32_t slot = index_.find(key);
     if (slot == PortIndex::kNone) continue;
     // The slot stays until the next layout drops it (it is not read); a port that comes back
@@ -340,6 +341,10 @@ ApplyEvents Converter::apply_at(const RawSample& s, uint32_t slot) {
   }
   if (sinks.empty()) return events;
   PortState& p = port(s.port, slot);
+  if (p.last_read_any == Clock::time_point{} && !forgotten_.empty() && forgotten_.erase(s.port)) {
+    // Back after it was forgotten: its totals restart under the same ifIndex.
+    p.discontinuity = s.received;
+  }
   const size_t attribute_slot = slot_of(s.attribute);
   const Clock::time_point previous = p.last_read[attribute_slot];
   const Clock::duration dt =

@@ -373,6 +373,7 @@ TEST(Converter, VanishedPortsAreNotPresentThenForgottenButKeepTheirIfIndex) {
   snap = conv.snapshot(t0 + 12min);
   EXPECT_EQ(snap->find(a)->total(CounterId::kXmitData), 28u);
   EXPECT_EQ(snap->find(a)->if_index, 1u);
+  EXPECT_EQ(snap->find(a)->discontinuity, t0 + 12min);  // its counters restarted
   EXPECT_EQ(snap->find(a)->oper_status, OperStatus::kUp);
 }
 

@@ -11,6 +11,7 @@
 #include <memory>
 #include <span>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ibpulse/collector/clear.h"
@@ -171,6 +172,8 @@ class Converter {
   size_t topology_slots_ = 0;
   IfIndexTable if_indexes_;
   InterfaceTable interfaces_;
+  // Ports forgotten after the grace period: if one comes back, its restart is a discontinuity.
+  std::unordered_set<collector::PortKey, collector::PortKeyHash> forgotten_;
   VlTrafficMap vl_traffic_;
   ConverterStats stats_;
   // The storage of a released snapshot, for the next one (snapshot.cc): 40 MB of fresh pages
