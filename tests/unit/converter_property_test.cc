@@ -35,53 +35,85 @@ rc::Gen<Event> events(uint64_t max_traffic) {
       rc::gen::set(&Event::amount, rc::gen::inRange<uint64_t>(0, max_traffic + 1)));
 }
 
+// The hardware register, and what truly happened since the last reading.
+struct Model {
+  Register reg;
+  uint64_t scale = 1;
+  uint64_t true_since_read = 0, last_total = 0;
+  bool foreign_since_read = false, latched_since_read = false, read_once = false;
+
+  // A reading took the exported total to `total`: it never decreases, and without a latch or
+  // a foreign clear since the last reading it grew by exactly the true count.
+  void check_reading(uint64_t total) {
+    RC_ASSERT(total >= last_total);
+    if (read_once && !latched_since_read && !foreign_since_read) {
+      RC_ASSERT(total - last_total == true_since_read * scale);
+    }
+    if (read_once && foreign_since_read && !latched_since_read) {
+      RC_ASSERT(total - last_total <= true_since_read * scale);  // counts before it: gone
+    }
+    last_total = total;
+    read_once = true;
+    true_since_read = 0;
+    foreign_since_read = latched_since_read = false;
+  }
+};
+
+// Plays `history` on `m`. `read()` reads the register into the system under test and returns
+// its total; `own_clear()` gives it the Set's response (the register is 0 by then) and returns
+// its total; `after(i)` runs after event i.
+template <typename ReadFn, typename ClearFn, typename AfterFn>
+void play(const std::vector<Event>& history, Model& m, ReadFn read, ClearFn own_clear,
+          AfterFn after) {
+  for (size_t i = 0; i < history.size(); ++i) {
+    const Event& e = history[i];
+    switch (e.op) {
+      case Op::kTraffic:
+        if (m.reg.value + e.amount >= counter_max(m.reg.width)) m.latched_since_read = true;
+        m.reg.count(e.amount);
+        m.true_since_read += e.amount;
+        break;
+      case Op::kForeignClear:
+        m.reg.value = 0;
+        m.foreign_since_read = true;
+        break;
+      case Op::kOwnClear:
+        // As the poller does it: a read, then at once the Set, whose response is the baseline.
+        if (!m.read_once) break;
+        m.check_reading(read());
+        m.reg.value = 0;
+        RC_ASSERT(own_clear() == m.last_total);  // our clear loses nothing and adds nothing
+        break;
+      case Op::kRead:
+        m.check_reading(read());
+        break;
+    }
+    after(i);
+  }
+}
+
 // Every width: totals never decrease; between two readings with no latch and no foreign clear
 // in between, the total grows by exactly the true count; our own clears lose nothing.
 RC_GTEST_PROP(AccumulatorProperty, MonotonicAndExactWithoutLatchOrForeignClear, ()) {
   const auto width = *rc::gen::element(2u, 4u, 8u, 16u, 32u);
   const uint8_t scale = *rc::gen::element<uint8_t>(1, 4);
   const auto history = *rc::gen::container<std::vector<Event>>(events(counter_max(width) / 2));
-  Register reg{width};
+  Model m{Register{width}, scale};
   CounterState state;
-  uint64_t true_since_read = 0;
-  bool foreign_since_read = false, latched_since_read = false, read_once = false;
-  for (const Event& e : history) {
-    switch (e.op) {
-      case Op::kTraffic:
-        if (reg.value + e.amount >= counter_max(width)) latched_since_read = true;
-        reg.count(e.amount);
-        true_since_read += e.amount;
-        break;
-      case Op::kForeignClear:
-        reg.value = 0;
-        foreign_since_read = true;
-        break;
-      case Op::kOwnClear:
-        // As the poller does it: a read, then at once the Set, whose response is the baseline.
-        if (!read_once) break;
-        [[fallthrough]];
-      case Op::kRead: {
-        const uint64_t before = state.total;
-        accumulate(state, Reading{reg.value, static_cast<uint8_t>(width), scale, Source::kNarrow});
-        RC_ASSERT(state.total >= before);
-        if (read_once && !latched_since_read && !foreign_since_read) {
-          RC_ASSERT(state.total - before == true_since_read * scale);
-        }
-        if (read_once && foreign_since_read && !latched_since_read) {
-          RC_ASSERT(state.total - before <= true_since_read * scale);  // counts before it: gone
-        }
-        read_once = true;
-        true_since_read = 0;
-        foreign_since_read = latched_since_read = false;
-        if (e.op == Op::kOwnClear) {
-          reg.value = 0;
-          rebase(state, Reading{0, static_cast<uint8_t>(width), scale, Source::kNarrow});
-          latched_since_read = false;
-        }
-        break;
-      }
-    }
-  }
+  const auto reading = [&](uint64_t raw) {
+    return Reading{raw, static_cast<uint8_t>(width), scale, Source::kNarrow};
+  };
+  play(
+      history, m,
+      [&] {
+        accumulate(state, reading(m.reg.value));
+        return state.total;
+      },
+      [&] {
+        rebase(state, reading(0));
+        return state.total;
+      },
+      [](size_t) {});
 }
 
 // End to end through the converter with the threshold policy: a poller that clears at once
@@ -155,10 +187,8 @@ RC_GTEST_PROP(ConverterProperty, RestartsThroughTheStateFileLoseNothing, ()) {
   topology->ports.emplace_back().key = key;
   auto converter = std::make_unique<Converter>(ConverterOptions{});
   converter->set_topology(topology);
-  Register reg{choice.width};
+  Model m{Register{choice.width}, choice.scale};
   auto now = Clock::time_point{} + std::chrono::hours(1);
-  uint64_t true_since_read = 0, last_total = 0;
-  bool foreign_since_read = false, latched_since_read = false, read_once = false;
   const auto total = [&] {
     const auto* state = converter->state(key);
     const size_t counter = schema::sinks_of(schema::Attribute::kPortCounters)[choice.field].counter;
@@ -171,53 +201,30 @@ RC_GTEST_PROP(ConverterProperty, RestartsThroughTheStateFileLoseNothing, ()) {
     s.received = now;
     s.field_count = static_cast<uint8_t>(fields.size());
     s.advertised = uint64_t{1} << choice.field;
-    s.values[choice.field] = reg.value;
+    s.values[choice.field] = m.reg.value;
     s.cleared = cleared;
     converter->apply(s);
   };
-  for (size_t i = 0; i < history.size(); ++i) {
-    const Event& e = history[i];
-    now += std::chrono::seconds(1);
-    switch (e.op) {
-      case Op::kTraffic:
-        if (reg.value + e.amount >= counter_max(choice.width)) latched_since_read = true;
-        reg.count(e.amount);
-        true_since_read += e.amount;
-        break;
-      case Op::kForeignClear:
-        reg.value = 0;
-        foreign_since_read = true;
-        break;
-      case Op::kOwnClear:
-        if (!read_once) break;
-        [[fallthrough]];
-      case Op::kRead: {
+  play(
+      history, m,
+      [&] {
+        now += std::chrono::seconds(1);
         sample(0);
-        RC_ASSERT(total() >= last_total);
-        if (read_once && !latched_since_read && !foreign_since_read) {
-          RC_ASSERT(total() - last_total == true_since_read * choice.scale);
-        }
-        last_total = total();
-        read_once = true;
-        true_since_read = 0;
-        foreign_since_read = latched_since_read = false;
-        if (e.op == Op::kOwnClear) {
-          reg.value = 0;
-          sample(uint64_t{1} << choice.field);  // the Set's response: the new baseline
-          RC_ASSERT(total() == last_total);
-        }
-        break;
-      }
-    }
-    if (restarts[i]) {
-      const std::string saved = encode_state(*converter, topology->subnet_prefix);
-      converter = std::make_unique<Converter>(ConverterOptions{});
-      const auto loaded = apply_state(saved, *topology, *converter);
-      RC_ASSERT(loaded.ok());
-      converter->set_topology(topology);
-      RC_ASSERT(total() == last_total);
-    }
-  }
+        return total();
+      },
+      [&] {
+        sample(uint64_t{1} << choice.field);  // the Set's response: the new baseline
+        return total();
+      },
+      [&](size_t i) {
+        if (!restarts[i]) return;
+        const std::string saved = encode_state(*converter, topology->subnet_prefix);
+        converter = std::make_unique<Converter>(ConverterOptions{});
+        const auto loaded = apply_state(saved, *topology, *converter);
+        RC_ASSERT(loaded.ok());
+        converter->set_topology(topology);
+        RC_ASSERT(total() == m.last_total);
+      });
 }
 
 }  // namespace
