@@ -1,0 +1,354 @@
+#include "ibpulse/exporters/prometheus/renderer.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <vector>
+
+#include "ibpulse/converters/if_mib.h"
+#include "ibpulse/exporters/prometheus/metric_name.h"
+
+namespace ibpulse::exporters::prometheus {
+namespace {
+
+using converters::FabricSnapshot;
+using converters::PortSnapshot;
+using schema::kCoreCounterCount;
+
+// Each port's label set, `node_guid="0x...",port="N"`, written once per scrape and copied into
+// every line of that port.
+class PortLabels {
+ public:
+  explicit PortLabels(const FabricSnapshot& snapshot) {
+    offsets_.reserve(snapshot.ports.size() + 1);
+    text_.reserve(snapshot.ports.size() * 40);
+    for (const PortSnapshot& p : snapshot.ports) {
+      offsets_.push_back(static_cast<uint32_t>(text_.size()));
+      fmt::format_to(std::back_inserter(text_), "node_guid=\"0x{:016x}\",port=\"{}\"",
+                     p.key.node_guid, p.key.port);
+    }
+    offsets_.push_back(static_cast<uint32_t>(text_.size()));
+  }
+  std::string_view of(size_t i) const {
+    return std::string_view(text_).substr(offsets_[i], offsets_[i + 1] - offsets_[i]);
+  }
+
+ private:
+  std::string text_;
+  std::vector<uint32_t> offsets_;
+};
+
+// kFabricPrefix + suffix. (Not operator+: g++ 12 warns falsely on it, -Wrestrict.)
+std::string fabric_metric(std::string_view suffix) {
+  std::string name(kFabricPrefix);
+  name.append(suffix);
+  return name;
+}
+
+// The buffer being written and, when streaming, where full chunks go.
+struct Output {
+  std::string& text;
+  const FabricRenderer::Sink* sink = nullptr;
+  size_t chunk_bytes = 0;
+  // After each line: hands a full chunk over, so a scrape never holds the whole text.
+  void done() {
+    if (sink != nullptr && text.size() >= chunk_bytes) {
+      (*sink)(text);
+      text.clear();
+    }
+  }
+};
+
+void header(std::string& out, std::string_view name, std::string_view help, std::string_view type) {
+  out.append("# HELP ").append(name).append(" ").append(help).append("\n# TYPE ");
+  out.append(name).append(" ").append(type).append("\n");
+}
+
+void append_integer(std::string& out, uint64_t v) {
+  char buf[24];
+  const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
+  out.append(buf, end);
+}
+
+// `name{labels[,extra]} value\n`.
+void line(std::string& out, std::string_view name, std::string_view labels, uint64_t value,
+          std::string_view extra = {}) {
+  out.append(name).append("{").append(labels).append(extra).append("} ");
+  append_integer(out, value);
+  out.push_back('\n');
+}
+
+void gauge_line(std::string& out, std::string_view name, std::string_view labels, double value,
+                std::string_view extra = {}) {
+  out.append(name).append("{").append(labels).append(extra).append("} ");
+  fmt::format_to(std::back_inserter(out), "{}", value);
+  out.push_back('\n');
+}
+
+void render_core_counters(const FabricSnapshot& s, const PortLabels& labels, Output& o) {
+  std::string& out = o.text;
+  const auto table = schema::counter_table();
+  for (size_t c = 0; c < kCoreCounterCount; ++c) {
+    const std::string name = schema::metric_name(table[c]);
+    header(out, name, table[c].help, "counter");
+    o.done();
+    for (size_t i = 0; i < s.ports.size(); ++i) {
+      if ((s.ports[i].present >> c & 1) != 0) line(out, name, labels.of(i), s.ports[i].totals[c]);
+      o.done();
+    }
+  }
+}
+
+// Per-VL and per-lane counters: one family per name, the VL or lane as a label.
+void render_extra_counters(const FabricSnapshot& s, const PortLabels& labels, Output& o) {
+  std::string& out = o.text;
+  const auto table = schema::counter_table();
+  std::string extra;
+  for (size_t c = kCoreCounterCount; c < table.size();) {
+    size_t end = c;
+    while (end < table.size() && table[end].name == table[c].name)
+      ++end;
+    const std::string name = schema::metric_name(table[c]);
+    header(out, name, table[c].help, "counter");
+    o.done();
+    for (size_t i = 0; i < s.ports.size(); ++i) {
+      const auto& states = s.ports[i].extra;
+      if (!states) continue;
+      for (size_t k = c; k < end; ++k) {
+        const auto& st = (*states)[k - kCoreCounterCount];
+        if (st.source == converters::Source::kNone) continue;
+        extra.clear();
+        extra.push_back(',');
+        extra.append(table[k].label);
+        extra.append("=\"");
+        append_integer(extra, table[k].label_value);
+        extra.push_back('"');
+        line(out, name, labels.of(i), st.total, extra);
+        o.done();
+      }
+    }
+    c = end;
+  }
+}
+
+// The IF-MIB values, for ports whose data counters were read.
+void render_derived(const FabricSnapshot& s, const PortLabels& labels, Output& o) {
+  std::string& out = o.text;
+  for (const auto& d : schema::derived_table()) {
+    const std::string name = fmt::format("{}{}_total", kFabricPrefix, d.name);
+    header(out, name, d.help, "counter");
+    o.done();
+    const auto index = static_cast<size_t>(&d - schema::derived_table().data());
+    for (size_t i = 0; i < s.ports.size(); ++i) {
+      const PortSnapshot& p = s.ports[i];
+      if (!p.has(schema::CounterId::kXmitData) && !p.has(schema::CounterId::kRcvData)) continue;
+      line(out, name, labels.of(i), p.derived[index]);
+      o.done();
+    }
+  }
+}
+
+void render_saturation(const FabricSnapshot& s, const PortLabels& labels, Output& o) {
+  std::string& out = o.text;
+  // Not `counter_saturated` (issue 5's example): promtool's lint rejects a name that contains
+  // a metric type.
+  const std::string name = fabric_metric("saturated");
+  header(out, name,
+         "1 while the narrow hardware copy of a counter is latched at all ones (counts beyond it "
+         "are lost until it is cleared); absent otherwise",
+         "gauge");
+  o.done();
+  const auto table = schema::counter_table();
+  std::string extra;
+  for (size_t i = 0; i < s.ports.size(); ++i) {
+    for (uint64_t bits = s.ports[i].saturated; bits != 0; bits &= bits - 1) {
+      const auto c = static_cast<size_t>(__builtin_ctzll(bits));
+      extra.clear();
+      extra.append(",counter=\"");
+      extra.append(table[c].name);
+      extra.push_back('"');
+      line(out, name, labels.of(i), 1, extra);
+      o.done();
+    }
+  }
+}
+
+void render_port_gauges(const FabricSnapshot& s, const PortLabels& labels, Output& o) {
+  std::string& out = o.text;
+  const std::string xmit = fabric_metric("xmit_utilization_ratio");
+  const std::string rcv = fabric_metric("rcv_utilization_ratio");
+  const std::string age = fabric_metric("last_read_age_seconds");
+  header(out, xmit, "Transmitted data rate over the link's data rate, 0..1", "gauge");
+  o.done();
+  for (size_t i = 0; i < s.ports.size(); ++i) {
+    if (s.ports[i].has(schema::CounterId::kXmitData))
+      gauge_line(out, xmit, labels.of(i), s.ports[i].utilisation_out);
+    o.done();
+  }
+  header(out, rcv, "Received data rate over the link's data rate, 0..1", "gauge");
+  o.done();
+  for (size_t i = 0; i < s.ports.size(); ++i) {
+    if (s.ports[i].has(schema::CounterId::kRcvData))
+      gauge_line(out, rcv, labels.of(i), s.ports[i].utilisation_in);
+    o.done();
+  }
+  header(out, age, "Seconds since the port's counters were last read successfully", "gauge");
+  o.done();
+  for (size_t i = 0; i < s.ports.size(); ++i) {
+    const auto last = s.ports[i].last_read;
+    if (last == converters::Clock::time_point{}) continue;
+    gauge_line(out, age, labels.of(i), std::chrono::duration<double>(s.published - last).count());
+    o.done();
+  }
+}
+
+// PortInfo LinkWidthActive (1 = 1X, 2 = 4X, 4 = 8X, 8 = 12X, 16 = 2X) in lanes.
+uint64_t width_lanes(uint8_t width) {
+  switch (width) {
+    case 1:
+      return 1;
+    case 2:
+      return 4;
+    case 4:
+      return 8;
+    case 8:
+      return 12;
+    case 16:
+      return 2;
+    default:
+      return 0;
+  }
+}
+
+// Gauges from discovery and PortInfo: one per topology port.
+void render_link_gauges(const FabricSnapshot& s, const PortLabels& labels, Output& o) {
+  std::string& out = o.text;
+  if (!s.topology) return;
+  struct Gauge {
+    std::string name;
+    std::string_view help;
+    uint64_t (*value)(const collector::Port&);
+  };
+  const std::vector<Gauge> gauges = {
+      {fabric_metric("state"), "PortInfo PortState: 1 Down, 2 Init, 3 Armed, 4 Active",
+       [](const collector::Port& p) -> uint64_t { return p.link.state; }},
+      {fabric_metric("phys_state"),
+       "PortInfo PortPhysicalState: 1 Sleep, 2 Polling, 3 Disabled, 4 Training, 5 LinkUp, 6 "
+       "LinkErrorRecovery, 7 PhyTest",
+       [](const collector::Port& p) -> uint64_t { return p.link.phys_state; }},
+      {fabric_metric("link_width_lanes"), "Active link width in lanes",
+       [](const collector::Port& p) -> uint64_t { return width_lanes(p.link.width_active); }},
+      {fabric_metric("link_rate_bytes_per_second"),
+       "Data rate of the active link: width x lane data rate, in bytes per second",
+       [](const collector::Port& p) -> uint64_t {
+         return converters::link_bits_per_second(p.link) / 8;
+       }},
+      {fabric_metric("mtu_bytes"), "NeighborMTU in bytes",
+       [](const collector::Port& p) -> uint64_t {
+         return p.link.mtu >= 1 && p.link.mtu <= 5 ? 128u << p.link.mtu : 0;
+       }},
+      {fabric_metric("lid"), "LID that reaches the port's PMA",
+       [](const collector::Port& p) -> uint64_t { return p.lid; }},
+  };
+  for (const Gauge& g : gauges) {
+    header(out, g.name, g.help, "gauge");
+    o.done();
+    size_t i = 0;  // snapshot ports and topology ports are both sorted by key
+    for (const collector::Port& port : s.topology->ports) {
+      while (i < s.ports.size() && s.ports[i].key < port.key)
+        ++i;
+      if (i == s.ports.size() || !(s.ports[i].key == port.key)) continue;
+      line(out, g.name, labels.of(i), g.value(port));
+      o.done();
+    }
+  }
+}
+
+std::string_view speed_text(const collector::LinkState& link) {
+  return link.state == 0 ? std::string_view("") : collector::speed_name(link);
+}
+
+// One `infiniband_port_info` per topology port: the descriptive labels counters leave out.
+void render_port_info(const FabricSnapshot& s, const PortLabels& labels, Output& o) {
+  std::string& out = o.text;
+  if (!s.topology) return;
+  const collector::Topology& t = *s.topology;
+  const std::string name = fabric_metric("info");
+  header(out, name,
+         "Descriptive labels of a port (always 1): join with on(node_guid, port) group_left",
+         "gauge");
+  o.done();
+  std::string extra;
+  size_t i = 0;
+  for (const collector::Port& port : t.ports) {
+    while (i < s.ports.size() && s.ports[i].key < port.key)
+      ++i;
+    if (i == s.ports.size() || !(s.ports[i].key == port.key)) continue;
+    const collector::Node* node = t.find_node(port.key.node_guid);
+    extra.clear();
+    extra.append(",node_description=\"");
+    if (node) append_escaped_label_value(node->name, extra);
+    extra.append("\",node_type=\"");
+    if (node) extra.append(collector::to_string(node->kind));
+    fmt::format_to(std::back_inserter(extra), "\",system_image_guid=\"0x{:016x}\",lid=\"{}\"",
+                   node ? node->system_image_guid : 0, port.lid);
+    extra.append(",link_width=\"");
+    if (port.link.width_active != 0) extra.append(collector::width_name(port.link.width_active));
+    extra.append("\",link_speed=\"");
+    extra.append(speed_text(port.link));
+    extra.push_back('"');
+    if (port.remote) {
+      const collector::Node* peer = t.find_node(port.remote->node_guid);
+      fmt::format_to(std::back_inserter(extra),
+                     ",remote_node_guid=\"0x{:016x}\",remote_port=\"{}\",remote_description=\"",
+                     port.remote->node_guid, port.remote->port);
+      if (peer) append_escaped_label_value(peer->name, extra);
+      extra.push_back('"');
+    }
+    line(out, name, labels.of(i), 1, extra);
+    o.done();
+  }
+}
+
+void render_all(const FabricSnapshot& snapshot, Output& o) {
+  const PortLabels labels(snapshot);
+  render_core_counters(snapshot, labels, o);
+  render_extra_counters(snapshot, labels, o);
+  render_derived(snapshot, labels, o);
+  render_saturation(snapshot, labels, o);
+  render_port_gauges(snapshot, labels, o);
+  render_link_gauges(snapshot, labels, o);
+  render_port_info(snapshot, labels, o);
+}
+
+}  // namespace
+
+void append_escaped_label_value(std::string_view s, std::string& out) {
+  for (char c : s) {
+    if (c == '\\') {
+      out.append("\\\\");
+    } else if (c == '"') {
+      out.append("\\\"");
+    } else if (c == '\n') {
+      out.append("\\n");
+    } else {
+      out.push_back(c);
+    }
+  }
+}
+
+void FabricRenderer::render(const FabricSnapshot& snapshot, std::string& out) const {
+  Output o{out};
+  render_all(snapshot, o);
+}
+
+void FabricRenderer::render(const FabricSnapshot& snapshot, std::string& scratch, const Sink& sink,
+                            size_t chunk_bytes) const {
+  scratch.clear();
+  Output o{scratch, &sink, chunk_bytes};
+  render_all(snapshot, o);
+  if (!scratch.empty()) sink(scratch);
+  scratch.clear();
+}
+
+}  // namespace ibpulse::exporters::prometheus

@@ -1,0 +1,159 @@
+// The Prometheus renderer on a hand-built fabric: exact lines for counters (64-bit integers),
+// IF-MIB values, saturation, gauges and info labels (escaped), and promtool's lint clean.
+#include "ibpulse/exporters/prometheus/renderer.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "ibpulse/converters/converter.h"
+#include "sample_builders.h"
+
+namespace ibpulse::exporters::prometheus {
+namespace {
+
+using collector::PortKey;
+using converters::Clock;
+using converters::Converter;
+using schema::Attribute;
+using namespace std::chrono_literals;
+
+const PortKey kHca{0x0002c90300000001ull, 1}, kSwitch{0x0002c90300000abcull, 7};
+const Clock::time_point t0 = Clock::time_point{} + 1h;
+
+std::shared_ptr<collector::Topology> fabric() {
+  auto t = std::make_shared<collector::Topology>();
+  t->subnet_prefix = 0xfe80000000000000ull;
+  collector::Node hca;
+  hca.guid = kHca.node_guid;
+  hca.kind = collector::NodeKind::kCa;
+  hca.name = "node01 HCA-1";
+  hca.system_image_guid = 0x1111;
+  collector::Node sw;
+  sw.guid = kSwitch.node_guid;
+  sw.kind = collector::NodeKind::kSwitch;
+  sw.name = "leaf \"A\\1\"\nrack";  // quotes, a backslash and a newline: all escaped
+  t->nodes = {hca, sw};
+  for (const auto& [key, remote] : {std::pair{kHca, kSwitch}, std::pair{kSwitch, kHca}}) {
+    collector::Port p;
+    p.key = key;
+    p.remote = remote;
+    p.lid = key == kHca ? 12 : 3;
+    p.link.state = 4;
+    p.link.phys_state = 5;
+    p.link.width_active = 2;      // 4X
+    p.link.speed_ext_active = 2;  // EDR
+    p.link.mtu = 5;
+    t->ports.push_back(p);
+  }
+  return t;
+}
+
+std::string render_fabric() {
+  Converter c({});
+  const auto t = fabric();
+  c.set_topology(t, t0);
+  auto ext = converters::testing::sample(kHca, Attribute::kPortCountersExtended, t0);
+  ext.advertised = 0x0F;  // the four 64-bit data and packet counters, no IETF ones
+  ext.values[converters::testing::field(Attribute::kPortCountersExtended, "PortXmitData")] =
+      5'000'000'000'000ull;  // exact beyond a double's 2^53 once x 4: 20'000'000'000'000
+  ext.values[converters::testing::field(Attribute::kPortCountersExtended, "PortRcvData")] = 100;
+  ext.values[converters::testing::field(Attribute::kPortCountersExtended, "PortRcvPkts")] = 7;
+  c.apply(ext);
+  auto narrow = converters::testing::sample(kSwitch, Attribute::kPortCounters, t0);
+  narrow.values[converters::testing::field(Attribute::kPortCounters, "SymbolErrorCounter")] =
+      0xFFFF;  // latched
+  narrow.values[converters::testing::field(Attribute::kPortCounters, "PortRcvErrors")] = 3;
+  c.apply(narrow);
+  std::string out;
+  FabricRenderer().render(*c.snapshot(t0 + 2s), out);
+  return out;
+}
+
+bool has_line(const std::string& text, const std::string& line) {
+  return text.find("\n" + line + "\n") != std::string::npos;
+}
+
+TEST(Renderer, CountersAreExactIntegersWithSmallLabels) {
+  const std::string out = render_fabric();
+  const std::string hca = R"({node_guid="0x0002c90300000001",port="1"})";
+  const std::string sw = R"({node_guid="0x0002c90300000abc",port="7"})";
+  EXPECT_TRUE(has_line(out, "infiniband_port_xmit_data_bytes_total" + hca + " 20000000000000"))
+      << out;
+  EXPECT_TRUE(has_line(out, "infiniband_port_rcv_data_bytes_total" + hca + " 400"));
+  EXPECT_TRUE(has_line(out, "infiniband_port_symbol_error_total" + sw + " 65535"));
+  EXPECT_TRUE(has_line(out, "infiniband_port_rcv_errors_total" + sw + " 3"));
+  EXPECT_EQ(out.find("infiniband_port_symbol_error_total" + hca), std::string::npos)
+      << "the HCA's extended read did not advertise SymbolError: no series";
+  // IF-MIB: ifInOctets = RcvData x 4 + RcvPkts x 4 (+ flow control, not read: 0).
+  EXPECT_TRUE(has_line(out, "infiniband_port_if_in_octets_total" + hca + " 428")) << out;
+  EXPECT_TRUE(has_line(out, "infiniband_port_if_in_ucast_packets_total" + hca + " 7"));
+  EXPECT_TRUE(has_line(out, "# TYPE infiniband_port_xmit_data_bytes_total counter"));
+}
+
+TEST(Renderer, SaturationGaugesAndInfo) {
+  const std::string out = render_fabric();
+  const std::string sw = R"(node_guid="0x0002c90300000abc",port="7")";
+  EXPECT_TRUE(has_line(out, "infiniband_port_saturated{" + sw + R"(,counter="symbol_error"} 1)"))
+      << out;
+  EXPECT_EQ(out.find(R"(counter="rcv_errors")"), std::string::npos);
+  EXPECT_TRUE(has_line(out, "infiniband_port_state{" + sw + "} 4"));
+  EXPECT_TRUE(has_line(out, "infiniband_port_link_width_lanes{" + sw + "} 4"));
+  // EDR 4X: 4 x 25.78125 Gb/s x 64/66 = 100 Gb/s of data = 12.5 GB/s.
+  EXPECT_TRUE(has_line(out, "infiniband_port_link_rate_bytes_per_second{" + sw + "} 12500000000"))
+      << out;
+  EXPECT_TRUE(has_line(out, "infiniband_port_mtu_bytes{" + sw + "} 4096"));
+  EXPECT_TRUE(
+      has_line(out, "infiniband_port_info{" + sw +
+                        R"(,node_description="leaf \"A\\1\"\nrack",node_type="switch",)"
+                        R"(system_image_guid="0x0000000000000000",lid="3",link_width="4X",)"
+                        R"(link_speed="EDR",remote_node_guid="0x0002c90300000001",remote_port="1",)"
+                        R"(remote_description="node01 HCA-1"} 1)"))
+      << out;
+  EXPECT_NE(out.find("infiniband_port_last_read_age_seconds{" + sw + "} 2\n"), std::string::npos)
+      << out;
+}
+
+TEST(Renderer, StreamedInChunksItIsTheSameText) {
+  Converter c({});
+  c.set_topology(fabric(), t0);
+  const auto snap = c.snapshot(t0);
+  std::string whole;
+  FabricRenderer().render(*snap, whole);
+  std::string joined, scratch;
+  size_t chunks = 0, largest = 0;
+  FabricRenderer().render(
+      *snap, scratch,
+      [&](std::string_view chunk) {
+        joined.append(chunk);
+        ++chunks;
+        largest = std::max(largest, chunk.size());
+      },
+      256);
+  EXPECT_EQ(joined, whole);
+  EXPECT_GT(chunks, 3u);
+  EXPECT_LT(largest, 256u + 1024u);  // a chunk ends at the first line past the size
+}
+
+TEST(Renderer, PromtoolLintsItClean) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("ibpulse-render-" + std::to_string(::getpid()) + ".prom");
+  std::ofstream(path) << render_fabric();
+  const std::string command = "promtool check metrics < " + path.string() + " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  char buf[256];
+  while (std::fgets(buf, sizeof buf, pipe))
+    output += buf;
+  const int status = ::pclose(pipe);
+  std::filesystem::remove(path);
+  EXPECT_EQ(status, 0) << output;
+  EXPECT_EQ(output, "") << output;
+}
+
+}  // namespace
+}  // namespace ibpulse::exporters::prometheus
