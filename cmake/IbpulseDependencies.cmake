@@ -12,6 +12,10 @@ find_package(nlohmann_json 3 REQUIRED)
 find_package(Threads REQUIRED)
 find_package(yaml-cpp REQUIRED)
 find_package(Boost 1.74 REQUIRED)
+# Debian's libcivetweb-dev ships a CMake config (civetweb::civetweb); private to the Prometheus
+# exporter.
+find_package(civetweb 1.15 CONFIG REQUIRED)
+find_package(ZLIB REQUIRED)
 
 if(IBPULSE_BUILD_TESTS)
   find_package(GTest REQUIRED)
@@ -24,3 +28,5 @@ endif()
 set_package_properties(fmt PROPERTIES TYPE REQUIRED PURPOSE "formatting (g++ 12 has no <format>)")
 set_package_properties(spdlog PROPERTIES TYPE REQUIRED PURPOSE "logging to standard error")
 set_package_properties(CLI11 PROPERTIES TYPE REQUIRED PURPOSE "command line")
+set_package_properties(civetweb PROPERTIES TYPE REQUIRED PURPOSE "HTTP server for /metrics")
+set_package_properties(ZLIB PROPERTIES TYPE REQUIRED PURPOSE "gzip-compressed scrapes")

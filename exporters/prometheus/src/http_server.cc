@@ -1,0 +1,239 @@
+#include "ibpulse/exporters/prometheus/http_server.h"
+
+#include <civetweb.h>
+#include <fmt/format.h>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "gzip.h"
+
+namespace ibpulse::exporters::prometheus {
+namespace {
+
+constexpr unsigned kFeatureTls = 2;   // mg_check_feature: HTTPS
+constexpr unsigned kFeatureIpv6 = 8;  // mg_check_feature: IPv6
+
+// "[host]:port" -> civetweb's listening_ports value ("port", "1.2.3.4:port", "[::1]:port",
+// with an `s` suffix for TLS).
+Result<std::string> civetweb_listen_spec(const HttpOptions& options) {
+  const std::string& address = options.listen_address;
+  size_t colon = address.rfind(':');
+  if (colon == std::string::npos) return Err("bad listen address '{}': want [host]:port", address);
+  std::string_view host = std::string_view(address).substr(0, colon);
+  std::string_view port = std::string_view(address).substr(colon + 1);
+  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != port.npos ||
+      std::stoul(std::string(port)) > 65535) {
+    return Err("bad listen address '{}': port must be 0 to 65535", address);
+  }
+  if (host.starts_with('[') && !mg_check_feature(kFeatureIpv6)) {
+    return Err("cannot listen on {}: this civetweb was built without IPv6", address);
+  }
+  if (!options.tls_certificate.empty() && !mg_check_feature(kFeatureTls)) {
+    return Err("cannot serve TLS on {}: this civetweb was built without TLS", address);
+  }
+  std::string spec = host.empty() ? std::string(port) : address;
+  if (!options.tls_certificate.empty()) spec += 's';
+  return spec;
+}
+
+}  // namespace
+
+struct MetricsServer::Impl {
+  MetricsFn metrics;
+  LandingFn landing;
+  mg_context* context = nullptr;
+  uint16_t port = 0;
+  std::atomic<uint64_t> scrapes{0};
+  std::atomic<uint64_t> errors{0};
+  std::atomic<double> last_scrape_seconds{0};
+  // civetweb reports why start failed ("cannot bind to ...: 98 (Address already in use)") only
+  // through log_message; mg_start2's error text just says "Failed to setup server ports".
+  std::atomic<bool> started{false};
+  std::string start_log;
+
+  ~Impl() {
+    if (context != nullptr) mg_stop(context);  // joins the workers before members go
+  }
+
+  // Writes head (and body unless HEAD); false when the client went away.
+  static bool respond(mg_connection* conn, int status, std::string_view reason,
+                      std::string_view headers, std::string_view body, bool head) {
+    thread_local std::string response_head;
+    response_head.clear();
+    fmt::format_to(std::back_inserter(response_head),
+                   "HTTP/1.1 {} {}\r\nContent-Length: {}\r\nConnection: close\r\n{}\r\n", status,
+                   reason, body.size(), headers);
+    if (mg_write(conn, response_head.data(), response_head.size()) !=
+        static_cast<int>(response_head.size())) {
+      return false;
+    }
+    if (head || body.empty()) return true;
+    return mg_write(conn, body.data(), body.size()) == static_cast<int>(body.size());
+  }
+
+  int error_response(mg_connection* conn, int status, std::string_view reason,
+                     std::string_view extra_headers, bool head) {
+    std::string headers =
+        fmt::format("Content-Type: text/plain; charset=utf-8\r\n{}", extra_headers);
+    std::string body = fmt::format("{} {}\n", status, reason);
+    respond(conn, status, reason, headers, body, head);
+    return status;
+  }
+
+  int serve_metrics(mg_connection* conn, bool head) {
+    auto begin = std::chrono::steady_clock::now();
+    // Reused per worker thread: after the first scrapes, a scrape allocates nothing here.
+    thread_local std::string body;
+    thread_local std::string compressed;
+    body.clear();
+    try {
+      metrics(body);
+    } catch (const std::exception&) {
+      errors.fetch_add(1, std::memory_order_relaxed);
+      return error_response(conn, 500, "Internal Server Error", "", head);
+    }
+    const char* accept = mg_get_header(conn, "Accept-Encoding");
+    bool gzip = accept != nullptr && accepts_gzip(accept);
+    std::string_view payload = body;
+    if (gzip) {
+      if (!gzip_compress(body, compressed).ok()) {
+        errors.fetch_add(1, std::memory_order_relaxed);
+        return error_response(conn, 500, "Internal Server Error", "", head);
+      }
+      payload = compressed;
+    }
+    std::string_view headers = gzip ? "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
+                                      "Content-Encoding: gzip\r\nVary: Accept-Encoding\r\n"
+                                    : "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
+                                      "Vary: Accept-Encoding\r\n";
+    if (!respond(conn, 200, "OK", headers, payload, head)) {
+      errors.fetch_add(1, std::memory_order_relaxed);
+      return 200;
+    }
+    std::chrono::duration<double> took = std::chrono::steady_clock::now() - begin;
+    last_scrape_seconds.store(took.count(), std::memory_order_relaxed);
+    scrapes.fetch_add(1, std::memory_order_relaxed);
+    return 200;
+  }
+
+  int serve_landing(mg_connection* conn, bool head) {
+    std::string html;
+    try {
+      html = landing();
+    } catch (const std::exception&) {
+      errors.fetch_add(1, std::memory_order_relaxed);
+      return error_response(conn, 500, "Internal Server Error", "", head);
+    }
+    if (!respond(conn, 200, "OK", "Content-Type: text/html; charset=utf-8\r\n", html, head)) {
+      errors.fetch_add(1, std::memory_order_relaxed);
+    }
+    return 200;
+  }
+
+  // The one civetweb handler (registered on "/", which civetweb matches as a prefix of every
+  // path): dispatch on method and exact path. Returns the status so civetweb treats it as done.
+  static int handle(mg_connection* conn, void* data) {
+    auto* self = static_cast<Impl*>(data);
+    const mg_request_info* request = mg_get_request_info(conn);
+    std::string_view method = request->request_method != nullptr ? request->request_method : "";
+    std::string_view path = request->local_uri != nullptr ? request->local_uri : "";
+    bool head = method == "HEAD";
+    if (!head && method != "GET") {
+      return self->error_response(conn, 405, "Method Not Allowed", "Allow: GET, HEAD\r\n", false);
+    }
+    if (path == "/metrics") return self->serve_metrics(conn, head);
+    if (path == "/") return self->serve_landing(conn, head);
+    return self->error_response(conn, 404, "Not Found", "", head);
+  }
+};
+
+Result<std::unique_ptr<MetricsServer>> MetricsServer::start(const HttpOptions& options,
+                                                            MetricsFn metrics, LandingFn landing) {
+  static std::once_flag library_once;
+  std::call_once(library_once, [] { mg_init_library(0); });
+
+  if (options.threads == 0)
+    return Err("cannot listen on {}: threads must be at least 1", options.listen_address);
+  Result<std::string> spec = civetweb_listen_spec(options);
+  if (!spec.ok()) return Error{spec.error()};
+
+  auto impl = std::make_unique<Impl>();
+  impl->metrics = std::move(metrics);
+  impl->landing = std::move(landing);
+
+  std::string threads = std::to_string(options.threads);
+  std::vector<const char*> config = {
+      "listening_ports", spec->c_str(), "num_threads", threads.c_str(),
+      // Larger request heads get civetweb's 4xx; the connection is closed, the server stays.
+      // A client that stalls holds a worker for at most request_timeout_ms.
+      "max_request_size", "16384", "request_timeout_ms", "10000", "enable_keep_alive", "no",
+      "enable_directory_listing", "no"};
+  if (!options.tls_certificate.empty()) {
+    config.push_back("ssl_certificate");
+    config.push_back(options.tls_certificate.c_str());
+  }
+  config.push_back(nullptr);
+
+  mg_callbacks callbacks{};
+  // civetweb's own messages are kept while starting, and not logged per request after.
+  callbacks.log_message = [](const mg_connection* conn, const char* message) {
+    auto* self =
+        conn != nullptr ? static_cast<Impl*>(mg_get_user_data(mg_get_context(conn))) : nullptr;
+    // The first message is the cause; a summary follows.
+    if (self != nullptr && !self->started.load() && message != nullptr && self->start_log.empty()) {
+      self->start_log = message;
+    }
+    return 1;
+  };
+  mg_init_data init{&callbacks, impl.get(), config.data()};
+  std::array<char, 256> error_text{};
+  unsigned error_code = 0;
+  mg_error_data error{&error_code, error_text.data(), error_text.size()};
+  impl->context = mg_start2(&init, &error);
+  if (impl->context == nullptr) {
+    std::string_view reason = error_text.data();
+    if (!impl->start_log.empty()) reason = impl->start_log;
+    if (reason.find("in use") != reason.npos) reason = "address in use";
+    if (!options.tls_certificate.empty() && reason.find("load_tls_dll") != reason.npos) {
+      // Debian 12's civetweb 1.15 dlopens libssl.so and looks up OpenSSL 1.1 names that
+      // OpenSSL 3 no longer exports (SSL_get_peer_certificate).
+      return Err(
+          "cannot serve TLS on {}: civetweb cannot use this OpenSSL ({}); put a TLS "
+          "reverse proxy in front instead",
+          options.listen_address, reason);
+    }
+    if (reason.empty()) reason = "civetweb failed to start";
+    return Err("cannot listen on {}: {}", options.listen_address, reason);
+  }
+  impl->started.store(true);
+  mg_set_request_handler(impl->context, "/", &Impl::handle, impl.get());
+
+  std::array<mg_server_port, 4> ports{};
+  if (mg_get_server_ports(impl->context, static_cast<int>(ports.size()), ports.data()) < 1) {
+    return Err("cannot listen on {}: no bound port", options.listen_address);
+  }
+  impl->port = static_cast<uint16_t>(ports[0].port);
+  return std::unique_ptr<MetricsServer>(new MetricsServer(std::move(impl)));
+}
+
+MetricsServer::MetricsServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+MetricsServer::~MetricsServer() = default;
+
+uint16_t MetricsServer::port() const {
+  return impl_->port;
+}
+
+MetricsServer::Stats MetricsServer::stats() const {
+  return Stats{impl_->scrapes.load(std::memory_order_relaxed),
+               impl_->errors.load(std::memory_order_relaxed),
+               impl_->last_scrape_seconds.load(std::memory_order_relaxed)};
+}
+
+}  // namespace ibpulse::exporters::prometheus

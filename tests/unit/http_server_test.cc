@@ -1,0 +1,306 @@
+// MetricsServer over real HTTP on 127.0.0.1:<free port>, with a raw socket client (each request
+// on its own connection: the server closes after each response).
+
+#include "ibpulse/exporters/prometheus/http_server.h"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <atomic>
+#include <cctype>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace ibpulse::exporters::prometheus {
+namespace {
+
+struct Response {
+  int status = 0;                              // 0: no response (connection failed or closed early)
+  std::map<std::string, std::string> headers;  // names lower-cased
+  std::string body;
+};
+
+// Sends `request` as is and reads until the server closes the connection. `half_close` ends the
+// request stream after sending (a client giving up mid-request).
+Response roundtrip(uint16_t port, const std::string& request, bool half_close = false) {
+  Response response;
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return response;
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(port);
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+    ::close(fd);
+    return response;
+  }
+  size_t sent = 0;
+  while (sent < request.size()) {
+    ssize_t n = ::send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) break;  // the server may refuse a huge request before reading all of it
+    sent += static_cast<size_t>(n);
+  }
+  if (half_close) ::shutdown(fd, SHUT_WR);
+  std::string raw;
+  char buffer[65536];
+  for (;;) {
+    ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+    if (n <= 0) break;
+    raw.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+
+  size_t head_end = raw.find("\r\n\r\n");
+  if (head_end == std::string::npos || !raw.starts_with("HTTP/1.")) return response;
+  response.status = std::stoi(raw.substr(9, 3));
+  size_t line = raw.find("\r\n") + 2;
+  while (line < head_end) {
+    size_t eol = raw.find("\r\n", line);
+    std::string header = raw.substr(line, eol - line);
+    size_t colon = header.find(':');
+    std::string name = header.substr(0, colon);
+    for (char& c : name)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    size_t value = header.find_first_not_of(' ', colon + 1);
+    response.headers[name] = value == std::string::npos ? "" : header.substr(value);
+    line = eol + 2;
+  }
+  response.body = raw.substr(head_end + 4);
+  return response;
+}
+
+Response get(uint16_t port, const std::string& path, const std::string& extra_headers = "",
+             const std::string& method = "GET") {
+  return roundtrip(port, method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + extra_headers +
+                             "Connection: close\r\n\r\n");
+}
+
+std::string gunzip(const std::string& in) {
+  z_stream stream{};
+  if (inflateInit2(&stream, 15 + 16) != Z_OK) return "inflateInit2 failed";
+  std::string out;
+  char buffer[65536];
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  stream.avail_in = static_cast<uInt>(in.size());
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    stream.next_out = reinterpret_cast<Bytef*>(buffer);
+    stream.avail_out = sizeof buffer;
+    rc = inflate(&stream, Z_NO_FLUSH);
+    out.append(buffer, sizeof buffer - stream.avail_out);
+  }
+  inflateEnd(&stream);
+  return rc == Z_STREAM_END ? out : "inflate failed";
+}
+
+// ~200 KB of exposition lines.
+std::string known_body() {
+  std::string body;
+  for (int i = 0; i < 4000; ++i) {
+    body += "infiniband_port_xmit_data_bytes_total{node_guid=\"0x0002c90300a1b2c3\",port=\"" +
+            std::to_string(i) + "\"} " + std::to_string(1234567890123ULL * 3 + unsigned(i)) + "\n";
+  }
+  return body;
+}
+
+constexpr char kLanding[] = "<html><body><a href=\"/metrics\">Metrics</a></body></html>";
+
+// One server for the suite: stopping civetweb takes up to 2 s (its master thread's poll period).
+class HttpServerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    body_ = new std::string(known_body());
+    HttpOptions options;
+    options.listen_address = "127.0.0.1:0";
+    auto server = MetricsServer::start(
+        options, [](std::string& out) { out.append(*body_); },
+        [] { return std::string(kLanding); });
+    ASSERT_TRUE(server.ok()) << server.error();
+    server_ = std::move(server).value().release();
+    ASSERT_NE(server_->port(), 0);
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    delete body_;
+  }
+  void SetUp() override {
+    ASSERT_NE(server_, nullptr);
+    before_ = server_->stats();
+  }
+
+  uint16_t port() const { return server_->port(); }
+  uint64_t new_scrapes() const { return server_->stats().scrapes - before_.scrapes; }
+  uint64_t new_errors() const { return server_->stats().errors - before_.errors; }
+
+  static std::string* body_;
+  static MetricsServer* server_;
+  MetricsServer::Stats before_;
+  const std::string& body = *body_;
+};
+
+std::string* HttpServerTest::body_ = nullptr;
+MetricsServer* HttpServerTest::server_ = nullptr;
+
+TEST_F(HttpServerTest, MetricsPlainWithExactContentType) {
+  Response r = get(port(), "/metrics");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.headers["content-type"], "text/plain; version=0.0.4; charset=utf-8");
+  EXPECT_EQ(r.headers.count("content-encoding"), 0u);
+  EXPECT_EQ(r.headers["content-length"], std::to_string(body.size()));
+  EXPECT_EQ(r.body, body);
+  EXPECT_GE(body.size(), 200'000u);
+  EXPECT_EQ(new_scrapes(), 1u);
+  EXPECT_EQ(new_errors(), 0u);
+  EXPECT_GT(server_->stats().last_scrape_seconds, 0.0);
+}
+
+TEST_F(HttpServerTest, MetricsGzipWhenAsked) {
+  Response r = get(port(), "/metrics", "Accept-Encoding: gzip\r\n");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.headers["content-encoding"], "gzip");
+  EXPECT_EQ(r.headers["content-type"], "text/plain; version=0.0.4; charset=utf-8");
+  EXPECT_LT(r.body.size(), body.size() / 4);
+  EXPECT_EQ(gunzip(r.body), body);
+
+  // What Prometheus sends; and q=0 refuses gzip.
+  r = get(port(), "/metrics", "Accept-Encoding: identity;q=0.5, GZIP;q=1\r\n");
+  EXPECT_EQ(r.headers["content-encoding"], "gzip");
+  EXPECT_EQ(gunzip(r.body), body);
+  r = get(port(), "/metrics", "Accept-Encoding: deflate, gzip;q=0\r\n");
+  EXPECT_EQ(r.headers.count("content-encoding"), 0u);
+  EXPECT_EQ(r.body, body);
+}
+
+TEST_F(HttpServerTest, LandingPageAndQueryString) {
+  Response r = get(port(), "/");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.headers["content-type"], "text/html; charset=utf-8");
+  EXPECT_EQ(r.body, kLanding);
+  EXPECT_EQ(get(port(), "/metrics?x=1").body, body);
+}
+
+TEST_F(HttpServerTest, HeadSendsHeadersOnly) {
+  Response r = get(port(), "/metrics", "", "HEAD");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.headers["content-length"], std::to_string(body.size()));
+  EXPECT_TRUE(r.body.empty());
+  r = get(port(), "/", "", "HEAD");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_TRUE(r.body.empty());
+}
+
+TEST_F(HttpServerTest, UnknownPathAndOtherMethods) {
+  EXPECT_EQ(get(port(), "/nope").status, 404);
+  EXPECT_EQ(get(port(), "/metrics/").status, 404);
+  EXPECT_EQ(get(port(), "/metricsx").status, 404);
+  Response r = roundtrip(port(),
+                         "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n"
+                         "Connection: close\r\n\r\nabc");
+  EXPECT_EQ(r.status, 405);
+  EXPECT_EQ(r.headers["allow"], "GET, HEAD");
+  EXPECT_EQ(get(port(), "/", "", "PUT").status, 405);
+  EXPECT_EQ(get(port(), "/metrics", "", "DELETE").status, 405);
+  EXPECT_EQ(new_scrapes(), 0u);
+}
+
+TEST_F(HttpServerTest, HugeHeadersGetA4xxAndTheServerLives) {
+  std::string huge = "X-Huge: " + std::string(64 * 1024, 'a') + "\r\n";
+  Response r = get(port(), "/metrics", huge);
+  EXPECT_GE(r.status, 400);
+  EXPECT_LT(r.status, 500);
+  std::string many;
+  for (int i = 0; i < 2000; ++i)
+    many += "X-H" + std::to_string(i) + ": v\r\n";
+  r = get(port(), "/metrics", many);
+  EXPECT_GE(r.status, 400);
+  EXPECT_LT(r.status, 500);
+  // Garbage and a connection closed mid-request do not hurt either.
+  roundtrip(port(), "\x01\x02 garbage\r\n\r\n");
+  roundtrip(port(), "GET /metr", /*half_close=*/true);
+  EXPECT_EQ(get(port(), "/metrics").body, body);
+}
+
+TEST_F(HttpServerTest, ConcurrentScrapesAllGetTheFullBody) {
+  constexpr int kThreads = 4;
+  constexpr int kEach = 5;
+  std::atomic<int> good{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        bool gzip = (t + i) % 2 == 0;
+        Response r = get(port(), "/metrics", gzip ? "Accept-Encoding: gzip\r\n" : "");
+        if (r.status == 200 && (gzip ? gunzip(r.body) : r.body) == body) ++good;
+      }
+    });
+  }
+  for (auto& thread : threads)
+    thread.join();
+  EXPECT_EQ(good.load(), kThreads * kEach);
+  EXPECT_EQ(new_scrapes(), static_cast<uint64_t>(kThreads * kEach));
+  EXPECT_EQ(new_errors(), 0u);
+}
+
+TEST_F(HttpServerTest, SecondServerOnTheSamePortFailsNamingTheAddress) {
+  HttpOptions options;
+  options.listen_address = "127.0.0.1:" + std::to_string(port());
+  auto second = MetricsServer::start(
+      options, [](std::string&) {}, [] { return std::string(); });
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.error(), "cannot listen on " + options.listen_address + ": address in use");
+  EXPECT_EQ(get(port(), "/metrics").body, body);  // the first one is unaffected
+}
+
+TEST(HttpServer, BadOptionsAreClearErrors) {
+  auto nothing = [](std::string&) {};
+  auto landing = [] { return std::string(); };
+  HttpOptions options;
+  options.listen_address = "127.0.0.1";
+  auto r = MetricsServer::start(options, nothing, landing);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(), "bad listen address '127.0.0.1': want [host]:port");
+  options.listen_address = ":70000";
+  r = MetricsServer::start(options, nothing, landing);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(), "bad listen address ':70000': port must be 0 to 65535");
+  options.listen_address = "127.0.0.1:0";
+  options.threads = 0;
+  r = MetricsServer::start(options, nothing, landing);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(), "cannot listen on 127.0.0.1:0: threads must be at least 1");
+}
+
+// Debian 12's civetweb cannot load OpenSSL 3, and a missing file fails anywhere: either way
+// start() says so instead of serving plain HTTP.
+TEST(HttpServer, TlsFailureIsAClearError) {
+  HttpOptions options;
+  options.listen_address = "127.0.0.1:0";
+  options.tls_certificate = "/nonexistent/ibpulse-test.pem";
+  auto r = MetricsServer::start(
+      options, [](std::string&) {}, [] { return std::string(); });
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.error().starts_with("cannot ")) << r.error();
+  EXPECT_NE(r.error().find("127.0.0.1:0"), std::string::npos) << r.error();
+}
+
+TEST(HttpServer, AThrowingMetricsFnIsA500AndCounted) {
+  HttpOptions options;
+  options.listen_address = "127.0.0.1:0";
+  auto server = MetricsServer::start(
+      options, [](std::string&) { throw std::runtime_error("boom"); },
+      [] { return std::string("x"); });
+  ASSERT_TRUE(server.ok()) << server.error();
+  EXPECT_EQ(get((*server)->port(), "/metrics").status, 500);
+  EXPECT_EQ(get((*server)->port(), "/").status, 200);
+  EXPECT_EQ((*server)->stats().errors, 1u);
+  EXPECT_EQ((*server)->stats().scrapes, 0u);
+}
+
+}  // namespace
+}  // namespace ibpulse::exporters::prometheus
