@@ -144,6 +144,10 @@ void StateSaver::save_now(const converters::Converter& converter, uint64_t subne
   wait_for_writer();
   write_and_log(path_, converters::encode_state(converter, subnet_prefix), converter.port_count(),
                 true);
+  // The last save: the directory is free for the next daemon now, not only at our exit.
+  saving_ = false;
+  if (lock_fd_ >= 0) ::close(lock_fd_);
+  lock_fd_ = -1;
 }
 
 }  // namespace ibpulse::cli
