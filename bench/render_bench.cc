@@ -185,10 +185,9 @@ int main() {
   std::vector<prometheus::Gauge*> gauge_children;
   for (const Series& s : series) {
     if (types[s.name] == "counter") {
-      const std::string base = s.name.substr(0, s.name.size() - 6);  // the family drops _total
-      auto& family = counters[base];
+      auto& family = counters[s.name];  // prometheus-cpp 1.0 writes the name as given
       if (!family) {
-        family = &prometheus::BuildCounter().Name(base).Help(helps[s.name]).Register(*registry);
+        family = &prometheus::BuildCounter().Name(s.name).Help(helps[s.name]).Register(*registry);
       }
       counter_children.push_back(&family->Add(s.labels));
       counter_children.back()->Increment(s.value);

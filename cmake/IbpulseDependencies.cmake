@@ -16,6 +16,8 @@ find_package(Boost 1.74 REQUIRED)
 # exporter.
 find_package(civetweb 1.15 CONFIG REQUIRED)
 find_package(ZLIB REQUIRED)
+# The daemon's own metrics; private to the Prometheus exporter (and the render benchmark).
+find_package(prometheus-cpp CONFIG REQUIRED)
 
 if(IBPULSE_BUILD_TESTS)
   find_package(GTest REQUIRED)

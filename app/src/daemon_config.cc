@@ -272,6 +272,11 @@ const std::vector<KeyDef>& key_defs() {
         "counters restart from the raw readings",
         "60s"},
        duration_or_off(IBPULSE_FIELD(state_save_interval))},
+      {{"web.listen-address",
+        "Address of the Prometheus endpoint (/metrics, and / for status), [host]:port; off: "
+        "none",
+        ":9731"},
+       text(IBPULSE_FIELD(web_listen_address))},
       {{"collector.ring-size", "Samples buffered between poller and converters", "65536"},
        number(1024, 1u << 24, IBPULSE_FIELD(ring_size))},
   };

@@ -24,6 +24,7 @@ struct DaemonConfig {
   std::string state_dir;                                   // empty: default_state_dir()
   std::chrono::milliseconds state_save_interval{60000};    // 0: no state file at all
   std::string node_name_map;
+  std::string web_listen_address = ":9731";  // "off": no HTTP endpoint
   size_t ring_size = 65536;
 };
 

@@ -11,6 +11,7 @@
 #include "daemon_config.h"
 #include "ibpulse/collector/environment.h"
 #include "ibpulse/collector/poller.h"
+#include "web_endpoint.h"
 
 namespace ibpulse::cli {
 namespace {
@@ -142,6 +143,18 @@ int run_daemon(const RunArgs& a) {
     sweeps.fetch_add(1);
   };
   collector::Poller poller(config->poller, ring, events, &clears);
+  auto web = WebEndpoint::start(config->web_listen_address,
+                                {&snapshots, [&poller] { return poller.stats(); },
+                                 [&converter] { return converter.stats(); }});
+  if (!web) {
+    stop_converter.store(true);
+    convert_thread.join();
+    return fail(fmt::format("--web.listen-address: {}", web.error()));
+  }
+  if (*web) {
+    spdlog::info("event=web_listening address=\"{}\" port={} path=/metrics",
+                 config->web_listen_address, (*web)->port());
+  }
   std::atomic<bool> stop_poller{false};
   Status result = Ok{};
   std::thread io([&] {
@@ -173,6 +186,9 @@ int run_daemon(const RunArgs& a) {
           st.mad.retried);
     }
   }
+  // civetweb takes up to 2 s to stop: in parallel with the poller and converter, which the
+  // endpoint's callbacks read (they stay alive until the join below).
+  std::thread web_stop([&web] { web->reset(); });
   stop_poller.store(true);
   io.join();
   stop_all.store(true);
@@ -193,6 +209,7 @@ int run_daemon(const RunArgs& a) {
       st.mad.failed_unreachable, st.mad.failed_status, st.port_info_reads, st.port_info_failures,
       st.port_changes, st.clears_sent, cs.own_clears, cs.own_clears_failed, cs.foreign_clears,
       cs.lossy_intervals, cs.source_switches, cs.clear_window_seconds, cs.clear_window_lost_max);
+  web_stop.join();
   if (!result) return fail(result.error());
   return 0;
 }

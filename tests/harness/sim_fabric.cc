@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -122,9 +123,26 @@ sim::CommandOutput SimFabric::sim(const std::string& verb,
   return run_ibpulse(argv);
 }
 
+namespace {
+
+// `ibpulse run` serves /metrics on :9731 by default; test binaries run daemons side by side, so
+// a daemon under test listens on a free loopback port unless the test names an address.
+std::vector<std::string> with_free_web_port(std::vector<std::string> command) {
+  const bool daemon =
+      command.size() >= 2 && command[0] == IBPULSE_BINARY_FOR_TESTS && command[1] == "run";
+  const bool named =
+      std::find(command.begin(), command.end(), "--web.listen-address") != command.end();
+  if (daemon && !named)
+    command.insert(command.begin() + 2, {"--web.listen-address", "127.0.0.1:0"});
+  return command;
+}
+
+}  // namespace
+
 sim::CommandOutput SimFabric::exec(const std::vector<std::string>& command) const {
   std::vector<std::string> args = {"--"};
-  args.insert(args.end(), command.begin(), command.end());
+  const auto full = with_free_web_port(command);
+  args.insert(args.end(), full.begin(), full.end());
   return sim("exec", args);
 }
 
@@ -138,7 +156,8 @@ sim::ProcessRef SimFabric::start_client(const std::vector<std::string>& command,
     spec.argv.push_back(host);
   }
   spec.argv.push_back("--");
-  spec.argv.insert(spec.argv.end(), command.begin(), command.end());
+  const auto full = with_free_web_port(command);
+  spec.argv.insert(spec.argv.end(), full.begin(), full.end());
   spec.env = env;
   spec.stdout_path = log;
   spec.stderr_path = log;

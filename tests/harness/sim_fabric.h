@@ -61,6 +61,8 @@ class SimFabric {
   // `ibpulse sim <verb> --name <this> --root <root> args...`
   sim::CommandOutput sim(const std::string& verb, const std::vector<std::string>& args = {}) const;
   // `ibpulse sim exec ... -- command...`
+  // `ibpulse run` gets `--web.listen-address 127.0.0.1:0` unless the command names an address:
+  // daemons of test binaries running side by side must not fight over the default port.
   sim::CommandOutput exec(const std::vector<std::string>& command) const;
   // Starts `command` attached to this fabric in the background (through `sim exec`, so
   // `sim down` stops it too), output into `log`. `host`: the node to attach at.

@@ -1,0 +1,58 @@
+#include "web_endpoint.h"
+
+#include <fmt/format.h>
+
+namespace ibpulse::cli {
+
+using exporters::prometheus::MetricsServer;
+
+WebEndpoint::WebEndpoint(Sources sources) : sources_(std::move(sources)), self_(IBPULSE_VERSION) {}
+
+Result<std::unique_ptr<WebEndpoint>> WebEndpoint::start(const std::string& listen_address,
+                                                        Sources sources) {
+  if (listen_address == "off") return std::unique_ptr<WebEndpoint>();
+  std::unique_ptr<WebEndpoint> endpoint(new WebEndpoint(std::move(sources)));
+  exporters::prometheus::HttpOptions options;
+  options.listen_address = listen_address;
+  WebEndpoint* self = endpoint.get();
+  auto server = MetricsServer::start(
+      options, [self](std::string& out) { self->metrics(out); },
+      [self] { return self->landing(); });
+  if (!server) return Error{server.error()};
+  endpoint->server_ = std::move(*server);
+  return endpoint;
+}
+
+void WebEndpoint::metrics(std::string& out) {
+  const auto snap = sources_.snapshots->load();
+  if (snap) renderer_.render(*snap, out);
+  exporters::prometheus::DaemonStatus status;
+  status.poller = sources_.poller();
+  status.converter = sources_.converter();
+  if (snap) {
+    status.snapshot_age_seconds =
+        std::chrono::duration<double>(converters::Clock::now() - snap->published).count();
+  }
+  if (server_) {
+    const auto st = server_->stats();
+    status.scrapes = st.scrapes;
+    status.scrape_errors = st.errors;
+    status.last_scrape_seconds = st.last_scrape_seconds;
+  }
+  self_.update(status);
+  self_.append(out);
+}
+
+std::string WebEndpoint::landing() const {
+  const auto snap = sources_.snapshots->load();
+  const auto st = sources_.poller();
+  return fmt::format(
+      "<!DOCTYPE html><html><head><title>ibpulse</title></head><body><h1>ibpulse {}</h1>"
+      "<p><a href=\"/metrics\">/metrics</a>: every port's counters (Prometheus text format)</p>"
+      "<p>Fabric: {} nodes, {} ports; {} in the last snapshot.</p>"
+      "<p>Sweeps: {}; the last one took {:.3f} s with {} stale ports.</p></body></html>\n",
+      IBPULSE_VERSION, st.nodes, st.ports, snap ? snap->ports.size() : 0, st.sweeps,
+      st.last_sweep.seconds, st.last_sweep.stale);
+}
+
+}  // namespace ibpulse::cli

@@ -1,0 +1,47 @@
+#pragma once
+// The daemon's Prometheus endpoint: /metrics renders the latest snapshot (fabric metrics) and
+// then the daemon's own metrics; / is a landing page with links, the fabric's size and the last
+// sweep's status.
+//
+// Thread safety: the server's workers call the callbacks; they read the snapshot store and the
+// stats functions, which are thread-safe.
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "ibpulse/base/result.h"
+#include "ibpulse/collector/poller.h"
+#include "ibpulse/converters/snapshot.h"
+#include "ibpulse/exporters/prometheus/http_server.h"
+#include "ibpulse/exporters/prometheus/renderer.h"
+#include "ibpulse/exporters/prometheus/self_metrics.h"
+
+namespace ibpulse::cli {
+
+class WebEndpoint {
+ public:
+  struct Sources {
+    const converters::SnapshotStore* snapshots;
+    std::function<collector::PollerStats()> poller;
+    std::function<converters::ConverterStats()> converter;
+  };
+  // "off": no endpoint (nullptr). Errors name the address.
+  static Result<std::unique_ptr<WebEndpoint>> start(const std::string& listen_address,
+                                                    Sources sources);
+
+  uint16_t port() const { return server_->port(); }
+  exporters::prometheus::MetricsServer::Stats stats() const { return server_->stats(); }
+
+ private:
+  explicit WebEndpoint(Sources sources);
+  void metrics(std::string& out);
+  std::string landing() const;
+
+  Sources sources_;
+  exporters::prometheus::FabricRenderer renderer_;
+  exporters::prometheus::SelfMetrics self_;
+  std::unique_ptr<exporters::prometheus::MetricsServer> server_;
+};
+
+}  // namespace ibpulse::cli

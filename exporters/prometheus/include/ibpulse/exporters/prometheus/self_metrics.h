@@ -1,0 +1,38 @@
+#pragma once
+// The daemon's own metrics (`ibpulse_` prefix) in a prometheus-cpp registry, the right tool for a
+// few dozen series, serialised after the fabric's metrics in the same response.
+//
+// Thread safety: update() and append() may be called from any threads (the registry locks).
+
+#include <memory>
+#include <string>
+
+#include "ibpulse/collector/poller.h"
+#include "ibpulse/converters/snapshot.h"
+
+namespace ibpulse::exporters::prometheus {
+
+struct DaemonStatus {
+  collector::PollerStats poller;
+  converters::ConverterStats converter;
+  double snapshot_age_seconds = 0;
+  uint64_t scrapes = 0, scrape_errors = 0;
+  double last_scrape_seconds = 0;
+};
+
+class SelfMetrics {
+ public:
+  explicit SelfMetrics(std::string version);
+  ~SelfMetrics();
+  SelfMetrics(const SelfMetrics&) = delete;
+  SelfMetrics& operator=(const SelfMetrics&) = delete;
+
+  void update(const DaemonStatus& status);
+  void append(std::string& out) const;  // the text format (0.0.4)
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ibpulse::exporters::prometheus

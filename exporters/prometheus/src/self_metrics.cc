@@ -1,0 +1,111 @@
+#include "ibpulse/exporters/prometheus/self_metrics.h"
+
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+#include <mutex>
+#include <vector>
+
+namespace ibpulse::exporters::prometheus {
+
+namespace pcpp = ::prometheus;
+
+// Each series is a gauge set from the daemon's cumulative statistics (prometheus-cpp counters
+// only move by increments); the ones that only grow carry `counter` in their TYPE through a
+// counter family whose value is brought up to the total.
+struct SelfMetrics::Impl {
+  pcpp::Registry registry;
+  struct Total {
+    pcpp::Counter* series;
+    uint64_t (*read)(const DaemonStatus&);
+  };
+  struct Level {
+    pcpp::Gauge* series;
+    double (*read)(const DaemonStatus&);
+  };
+  std::vector<Total> totals;
+  std::vector<Level> levels;
+  std::mutex mutex;  // update(): counters are brought up to totals under it
+
+  void total(const std::string& name, const std::string& help,
+             uint64_t (*read)(const DaemonStatus&), const pcpp::Labels& labels = {}) {
+    auto& family = pcpp::BuildCounter().Name(name).Help(help).Register(registry);
+    totals.push_back({&family.Add(labels), read});
+  }
+  void level(const std::string& name, const std::string& help,
+             double (*read)(const DaemonStatus&)) {
+    auto& family = pcpp::BuildGauge().Name(name).Help(help).Register(registry);
+    levels.push_back({&family.Add({}), read});
+  }
+};
+
+SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) {
+  auto& i = *impl_;
+  pcpp::BuildGauge()
+      .Name("ibpulse_build_info")
+      .Help("ibpulse's version (always 1)")
+      .Register(i.registry)
+      .Add({{"version", version}})
+      .Set(1);
+  using S = const DaemonStatus&;
+  i.total("ibpulse_sweeps_total", "Full sweeps of the fabric's counters",
+          [](S s) { return s.poller.sweeps; });
+  i.level("ibpulse_last_sweep_duration_seconds", "Duration of the last full sweep",
+          [](S s) { return s.poller.last_sweep.seconds; });
+  i.level("ibpulse_last_sweep_stale_ports", "Ports the last sweep could not read",
+          [](S s) { return static_cast<double>(s.poller.last_sweep.stale); });
+  i.total("ibpulse_mads_sent_total", "PMA MADs sent, retries included",
+          [](S s) { return s.poller.mad.sent; });
+  i.total("ibpulse_mads_answered_total", "PMA MADs answered",
+          [](S s) { return s.poller.mad.answered; });
+  i.total("ibpulse_mad_timeouts_total", "MAD attempts that timed out",
+          [](S s) { return s.poller.mad.attempt_timeouts; });
+  i.total("ibpulse_mads_failed_total", "MADs that failed after every retry, by reason",
+          [](S s) { return s.poller.mad.failed_timeout; }, {{"reason", "timeout"}});
+  i.total("ibpulse_mads_failed_total", "MADs that failed after every retry, by reason",
+          [](S s) { return s.poller.mad.failed_unreachable; }, {{"reason", "unreachable"}});
+  i.total("ibpulse_mads_failed_total", "MADs that failed after every retry, by reason",
+          [](S s) { return s.poller.mad.failed_status; }, {{"reason", "status"}});
+  i.total("ibpulse_ring_drops_total", "Samples dropped because the converter's ring was full",
+          [](S s) { return s.poller.ring_drops; });
+  i.total("ibpulse_samples_converted_total", "Samples the converter applied",
+          [](S s) { return s.converter.samples; });
+  i.total("ibpulse_foreign_clears_total",
+          "Readings below the previous one that ibpulse did not cause (out-of-band clears)",
+          [](S s) { return s.converter.foreign_clears; });
+  i.total("ibpulse_own_clears_total", "Counters cleared by ibpulse (counters.clear-policy)",
+          [](S s) { return s.converter.own_clears; });
+  i.total("ibpulse_lossy_intervals_total", "Readings that found a narrow counter latched",
+          [](S s) { return s.converter.lossy_intervals; });
+  i.total("ibpulse_source_switches_total", "Counters that moved between 32- and 64-bit sources",
+          [](S s) { return s.converter.source_switches; });
+  i.level("ibpulse_snapshot_age_seconds", "Age of the snapshot the scrape was rendered from",
+          [](S s) { return s.snapshot_age_seconds; });
+  i.total("ibpulse_scrapes_total", "Scrapes of /metrics served", [](S s) { return s.scrapes; });
+  i.total("ibpulse_scrape_errors_total", "Scrapes of /metrics that failed",
+          [](S s) { return s.scrape_errors; });
+  i.level("ibpulse_last_scrape_duration_seconds",
+          "Render, compression and write of the last scrape",
+          [](S s) { return s.last_scrape_seconds; });
+}
+
+SelfMetrics::~SelfMetrics() = default;
+
+void SelfMetrics::update(const DaemonStatus& status) {
+  std::lock_guard lock(impl_->mutex);
+  for (const auto& t : impl_->totals) {
+    const double target = static_cast<double>(t.read(status));
+    const double now = t.series->Value();
+    if (target > now) t.series->Increment(target - now);
+  }
+  for (const auto& l : impl_->levels)
+    l.series->Set(l.read(status));
+}
+
+void SelfMetrics::append(std::string& out) const {
+  out += pcpp::TextSerializer().Serialize(impl_->registry.Collect());
+}
+
+}  // namespace ibpulse::exporters::prometheus

@@ -1,0 +1,106 @@
+// The daemon's Prometheus endpoint on the simulated fabric, read over real HTTP: exact counter
+// values for what was injected, descriptive labels on the info series, the daemon's own
+// metrics, promtool's lint clean on the whole scrape, and HTTP errors for bad requests.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <regex>
+
+#include "daemon_client.h"
+#include "sim_fabric.h"
+
+namespace ibpulse::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+SimFabric& fabric() {
+  return SimFabricEnvironment::fabric();
+}
+
+// GET with Python's urllib (python3 is a project dependency): the body, or "HTTP <code>".
+std::string http_get(uint16_t port, const std::string& path) {
+  const std::string command =
+      "python3 -c 'import sys, urllib.request, urllib.error\n"
+      "try:\n sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=20).read().decode())\n"
+      "except urllib.error.HTTPError as e:\n print(\"HTTP\", e.code)' http://127.0.0.1:" +
+      std::to_string(port) + path;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  std::string out;
+  char buf[65536];
+  size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0)
+    out.append(buf, n);
+  ::pclose(pipe);
+  return out;
+}
+
+uint16_t listening_port(const Daemon& d) {
+  const std::regex re("event=web_listening .* port=([0-9]+)");
+  std::smatch m;
+  const std::string log = d.log();
+  if (!std::regex_search(log, m, re)) return 0;
+  return static_cast<uint16_t>(std::stoul(m[1]));
+}
+
+TEST(Prometheus, ServesExactCountersInfoAndSelfMetricsThatLintClean) {
+  fabric().set("PerformanceSet \"Hca1\"[1] PortCounters.SymbolErrorCounter=1234");
+  fabric().set("PerformanceSet \"Hca1\"[1] PortCounters.LinkDownedCounter=7");
+  Daemon d(fabric(), {"--web.listen-address", "127.0.0.1:0", "--poll.counters-interval", "300ms",
+                      "--counters.publish-interval", "200ms", "--state.save-interval", "off"});
+  ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+  const uint16_t port = listening_port(d);
+  ASSERT_NE(port, 0) << d.log();
+  std::this_thread::sleep_for(500ms);  // a snapshot after the first sweep
+  const std::string scrape = http_get(port, "/metrics");
+  const std::string hca =
+      "{node_guid=\"" + guid_text(fabric().port("Hca1", 1).node_guid) + "\",port=\"1\"}";
+  EXPECT_NE(scrape.find("\ninfiniband_port_symbol_error_total" + hca + " 1234\n"),
+            std::string::npos)
+      << scrape.substr(0, 4000);
+  EXPECT_NE(scrape.find("\ninfiniband_port_link_downed_total" + hca + " 7\n"), std::string::npos);
+  EXPECT_NE(scrape.find("\ninfiniband_port_state" + hca + " 4\n"), std::string::npos);
+  EXPECT_NE(scrape.find("infiniband_port_info{node_guid=\"" +
+                        guid_text(fabric().port("Hca1", 1).node_guid) +
+                        "\",port=\"1\",node_description=\""),
+            std::string::npos);
+  EXPECT_NE(scrape.find("\nibpulse_build_info{version=\""), std::string::npos);
+  EXPECT_NE(scrape.find("\nibpulse_sweeps_total "), std::string::npos);
+  size_t xmit_series = 0;
+  for (auto at = scrape.find("\ninfiniband_port_xmit_data_bytes_total{"); at != std::string::npos;
+       at = scrape.find("\ninfiniband_port_xmit_data_bytes_total{", at + 1)) {
+    ++xmit_series;
+  }
+  EXPECT_EQ(xmit_series, 12u);  // every linked port of the fabric
+
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("ibpulse-scrape-" + std::to_string(::getpid()) + ".prom");
+  std::ofstream(path) << scrape;
+  EXPECT_EQ(std::system(("promtool check metrics < " + path.string()).c_str()), 0);
+  std::filesystem::remove(path);
+
+  EXPECT_EQ(http_get(port, "/nope"), "HTTP 404\n");
+  EXPECT_NE(http_get(port, "/").find("<a href=\"/metrics\">"), std::string::npos);
+  d.stop();
+  fabric().set("PerformanceSet \"Hca1\"[1] PortCounters.SymbolErrorCounter=0");
+  fabric().set("PerformanceSet \"Hca1\"[1] PortCounters.LinkDownedCounter=0");
+}
+
+TEST(Prometheus, AnAddressInUseStopsTheStartWithAClearError) {
+  Daemon first(fabric(), {"--web.listen-address", "127.0.0.1:0", "--state.save-interval", "off"});
+  ASSERT_TRUE(first.wait_for("event=web_listening", 10s)) << first.log();
+  const uint16_t port = listening_port(first);
+  const auto out =
+      fabric().exec({IBPULSE_BINARY_FOR_TESTS, "run", "--web.listen-address",
+                     "127.0.0.1:" + std::to_string(port), "--state.save-interval", "off"});
+  EXPECT_NE(out.exit_code, 0);
+  EXPECT_NE(out.err.find("--web.listen-address: cannot listen on 127.0.0.1:" +
+                         std::to_string(port) + ": address in use"),
+            std::string::npos)
+      << out.err;
+}
+
+}  // namespace
+}  // namespace ibpulse::testing
