@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <optional>
 #include <thread>
 
 #include "cli_support.h"
@@ -18,6 +19,8 @@ struct DemoArgs {
   size_t hosts = 0;
   unsigned radix = 36;
   double duration = 0;
+  std::string listen = "127.0.0.1:9731";
+  double utilization = 0.3;
 };
 
 void print_plan(const sim::FabricState& s, const std::vector<sim::DumpPort>& ports) {
@@ -35,16 +38,69 @@ void print_plan(const sim::FabricState& s, const std::vector<sim::DumpPort>& por
     fmt::print("{:<12} {:>4} {:>5} 0x{:016x} {:<8} {}[{}]\n", p.node, p.port, p.lid, p.node_guid,
                p.state, p.remote_node, p.remote_port);
   }
+}
+
+// The collector and the traffic generator, each in its own session (terminate() takes the
+// group), logging into the fabric's run directory.
+struct DemoProcesses {
+  sim::ProcessRef daemon, traffic;
+  ~DemoProcesses() {
+    if (traffic.pid != 0) sim::terminate(traffic, 3s);
+    if (daemon.pid != 0) sim::terminate(daemon, 5s);
+  }
+};
+
+Status start_processes(const sim::FabricState& s, const DemoArgs& a, DemoProcesses& out) {
+  const std::string self = sim::self_executable().string();
+  sim::SpawnSpec daemon;
+  daemon.argv = {self,
+                 "sim",
+                 "exec",
+                 "--name",
+                 s.name,
+                 "--root",
+                 s.paths.dir.parent_path().string(),
+                 "--",
+                 self,
+                 "run",
+                 "--web.listen-address",
+                 a.listen};
+  daemon.stderr_path = s.paths.dir / "demo-ibpulse.log";
+  daemon.stdout_path = daemon.stderr_path;
+  auto d = sim::spawn_detached(daemon);
+  if (!d) return Error{d.error()};
+  out.daemon = *d;
+  sim::SpawnSpec traffic;
+  traffic.argv = {self,
+                  "sim",
+                  "traffic",
+                  "--name",
+                  s.name,
+                  "--root",
+                  s.paths.dir.parent_path().string(),
+                  "--utilization",
+                  fmt::format("{}", a.utilization),
+                  "--duration",
+                  "86400"};
+  traffic.stderr_path = s.paths.dir / "demo-traffic.log";
+  auto t = sim::spawn_detached(traffic);
+  if (!t) return Error{t.error()};
+  out.traffic = *t;
+  return Ok{};
+}
+
+void print_endpoints(const sim::FabricState& s, const DemoArgs& a, size_t lid) {
+  std::string url = a.listen;
+  if (url.starts_with(":")) url = "127.0.0.1" + url;
   fmt::print(
-      "\nibpulse would poll every port above and serve:\n"
-      "  Prometheus metrics  http://127.0.0.1:9683/metrics  (exporter not built yet)\n"
-      "  SNMP agent          udp:127.0.0.1:1161             (agent not built yet)\n"
-      "Attach the collector and your own tools meanwhile:\n"
-      "  ibpulse sim exec --name {0} -- ibpulse run --log.level debug\n"
-      "  ibpulse sim exec --name {0} -- ibpulse query --all\n"
-      "  ibpulse sim exec --name {0} -- perfquery {1} 1\n"
-      "  ibpulse sim traffic --name {0} --utilization 0.5\n",
-      s.name, ports.empty() ? 1 : ports.front().lid);
+      "\nibpulse polls every port above under {:.0f}% generated traffic and serves:\n"
+      "  Prometheus metrics  http://{}/metrics   (status page: http://{}/)\n"
+      "  SNMP agent          not built yet\n"
+      "Logs: {}/demo-ibpulse.log, {}/demo-traffic.log. Your own tools meanwhile:\n"
+      "  ibpulse sim exec --name {} -- ibpulse query --all\n"
+      "  ibpulse sim exec --name {} -- perfquery {} 1\n",
+      a.utilization * 100, url, url, s.paths.dir.string(), s.paths.dir.string(), s.name, s.name,
+      lid);
 }
 
 int run_demo(const DemoArgs& a) {
@@ -68,6 +124,12 @@ int run_demo(const DemoArgs& a) {
     return fail(ports.error());
   }
   print_plan(*state, *ports);
+  std::optional<DemoProcesses> processes(std::in_place);
+  if (auto started = start_processes(*state, a, *processes); !started) {
+    (void)sim::down(o.root, o.name);
+    return fail(started.error());
+  }
+  print_endpoints(*state, a, ports->empty() ? 1 : ports->front().lid);
   fmt::print(stderr, "\nfabric up in {:.1f} s; {}\n", state->seconds_to_ready,
              a.duration > 0 ? fmt::format("stopping after {} s", a.duration)
                             : std::string("Ctrl-C stops the demo"));
@@ -75,6 +137,7 @@ int run_demo(const DemoArgs& a) {
   while (!stop.load() && (a.duration <= 0 || std::chrono::steady_clock::now() < until)) {
     std::this_thread::sleep_for(100ms);
   }
+  processes.reset();  // the collector and the generator stop before the fabric
   auto down = sim::down(o.root, o.name);
   if (!down) return fail(down.error());
   fmt::print(stderr, "fabric '{}' stopped\n", a.name);
@@ -86,8 +149,9 @@ int run_demo(const DemoArgs& a) {
 void add_demo_command(CLI::App& app, Action& action) {
   auto* demo = app.add_subcommand(
       "demo",
-      "Bring up a simulated fabric (ibsim + opensm) and show what ibpulse serves for it; "
-      "runs until Ctrl-C or --duration, then stops everything it started");
+      "Bring up a simulated fabric (ibsim + opensm), run the collector on it under generated "
+      "traffic and print where it serves its metrics; runs until Ctrl-C or --duration, then "
+      "stops everything it started");
   auto a = std::make_shared<DemoArgs>();
   demo->add_option("--name", a->name, "Fabric name")->capture_default_str();
   auto* hosts = demo->add_option("--hosts", a->hosts,
@@ -96,6 +160,11 @@ void add_demo_command(CLI::App& app, Action& action) {
   demo->add_option("--radix", a->radix, "Switch ports of the generated fat tree")
       ->capture_default_str()
       ->needs(hosts);
+  demo->add_option("--web.listen-address", a->listen, "Where the collector serves /metrics")
+      ->capture_default_str();
+  demo->add_option("--utilization", a->utilization, "Generated traffic, fraction of link rate")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
   demo->add_option("--duration", a->duration, "Seconds to run (default: until Ctrl-C)")
       ->check(CLI::NonNegativeNumber);
   demo->callback([a, &action] { action = [a] { return run_demo(*a); }; });
