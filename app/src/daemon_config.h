@@ -13,6 +13,7 @@
 #include "ibpulse/base/result.h"
 #include "ibpulse/collector/poller.h"
 #include "ibpulse/converters/converter.h"
+#include "ibpulse/exporters/prometheus/renderer.h"
 
 namespace ibpulse::cli {
 
@@ -25,6 +26,7 @@ struct DaemonConfig {
   std::chrono::milliseconds state_save_interval{60000};    // 0: no state file at all
   std::string node_name_map;
   std::string web_listen_address = ":9731";  // "off": no HTTP endpoint
+  exporters::prometheus::MetricGroups collect;
   size_t ring_size = 65536;
 };
 

@@ -143,7 +143,7 @@ int run_daemon(const RunArgs& a) {
     sweeps.fetch_add(1);
   };
   collector::Poller poller(config->poller, ring, events, &clears);
-  auto web = WebEndpoint::start(config->web_listen_address,
+  auto web = WebEndpoint::start(config->web_listen_address, config->collect,
                                 {&snapshots, [&poller] { return poller.stats(); },
                                  [&converter] { return converter.stats(); }});
   if (!web) {

@@ -6,12 +6,14 @@ namespace ibpulse::cli {
 
 using exporters::prometheus::MetricsServer;
 
-WebEndpoint::WebEndpoint(Sources sources) : sources_(std::move(sources)), self_(IBPULSE_VERSION) {}
+WebEndpoint::WebEndpoint(exporters::prometheus::MetricGroups groups, Sources sources)
+    : sources_(std::move(sources)), renderer_(groups), self_(IBPULSE_VERSION) {}
 
 Result<std::unique_ptr<WebEndpoint>> WebEndpoint::start(const std::string& listen_address,
+                                                        exporters::prometheus::MetricGroups groups,
                                                         Sources sources) {
   if (listen_address == "off") return std::unique_ptr<WebEndpoint>();
-  std::unique_ptr<WebEndpoint> endpoint(new WebEndpoint(std::move(sources)));
+  std::unique_ptr<WebEndpoint> endpoint(new WebEndpoint(groups, std::move(sources)));
   exporters::prometheus::HttpOptions options;
   options.listen_address = listen_address;
   WebEndpoint* self = endpoint.get();

@@ -28,13 +28,14 @@ class WebEndpoint {
   };
   // "off": no endpoint (nullptr). Errors name the address.
   static Result<std::unique_ptr<WebEndpoint>> start(const std::string& listen_address,
+                                                    exporters::prometheus::MetricGroups groups,
                                                     Sources sources);
 
   uint16_t port() const { return server_->port(); }
   exporters::prometheus::MetricsServer::Stats stats() const { return server_->stats(); }
 
  private:
-  explicit WebEndpoint(Sources sources);
+  WebEndpoint(exporters::prometheus::MetricGroups groups, Sources sources);
   void metrics(std::string& out);
   std::string landing() const;
 

@@ -52,7 +52,7 @@ std::shared_ptr<collector::Topology> fabric() {
   return t;
 }
 
-std::string render_fabric() {
+std::string render_fabric(MetricGroups groups = {}) {
   Converter c({});
   const auto t = fabric();
   c.set_topology(t, t0);
@@ -69,7 +69,7 @@ std::string render_fabric() {
   narrow.values[converters::testing::field(Attribute::kPortCounters, "PortRcvErrors")] = 3;
   c.apply(narrow);
   std::string out;
-  FabricRenderer().render(*c.snapshot(t0 + 2s), out);
+  FabricRenderer(groups).render(*c.snapshot(t0 + 2s), out);
   return out;
 }
 
@@ -115,6 +115,28 @@ TEST(Renderer, SaturationGaugesAndInfo) {
       << out;
   EXPECT_NE(out.find("infiniband_port_last_read_age_seconds{" + sw + "} 2\n"), std::string::npos)
       << out;
+}
+
+TEST(Renderer, MetricGroupsLeaveOutWhatTheyName) {
+  const std::string all = render_fabric();
+  EXPECT_NE(all.find("# TYPE infiniband_port_local_physical_errors_total counter"),
+            std::string::npos);
+  EXPECT_EQ(all.find("infiniband_port_vl_xmit_wait_ticks_total"), std::string::npos)
+      << "per-VL families are off by default";
+  MetricGroups lean;
+  lean.error_details = lean.if_mib = lean.link = false;
+  const std::string out = render_fabric(lean);
+  EXPECT_EQ(out.find("local_physical_errors"), std::string::npos);
+  EXPECT_EQ(out.find("infiniband_port_if_"), std::string::npos);
+  EXPECT_EQ(out.find("infiniband_port_info"), std::string::npos);
+  EXPECT_EQ(out.find("infiniband_port_saturated"), std::string::npos);
+  EXPECT_NE(out.find("\ninfiniband_port_symbol_error_total{node_guid=\"0x0002c90300000abc\","
+                     "port=\"7\"} 65535\n"),
+            std::string::npos);
+  MetricGroups with_vl;
+  with_vl.vl = true;
+  EXPECT_NE(render_fabric(with_vl).find("# TYPE infiniband_port_vl_xmit_wait_ticks_total counter"),
+            std::string::npos);
 }
 
 TEST(Renderer, StreamedInChunksItIsTheSameText) {

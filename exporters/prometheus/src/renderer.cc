@@ -85,10 +85,12 @@ void gauge_line(std::string& out, std::string_view name, std::string_view labels
   out.push_back('\n');
 }
 
-void render_core_counters(const FabricSnapshot& s, const PortLabels& labels, Output& o) {
+void render_core_counters(const FabricSnapshot& s, const PortLabels& labels, Output& o,
+                          const MetricGroups& groups) {
   std::string& out = o.text;
   const auto table = schema::counter_table();
   for (size_t c = 0; c < kCoreCounterCount; ++c) {
+    if (!groups.has(table[c])) continue;
     const std::string name = schema::metric_name(table[c]);
     header(out, name, table[c].help, "counter");
     o.done();
@@ -100,7 +102,8 @@ void render_core_counters(const FabricSnapshot& s, const PortLabels& labels, Out
 }
 
 // Per-VL and per-lane counters: one family per name, the VL or lane as a label.
-void render_extra_counters(const FabricSnapshot& s, const PortLabels& labels, Output& o) {
+void render_extra_counters(const FabricSnapshot& s, const PortLabels& labels, Output& o,
+                           const MetricGroups& groups) {
   std::string& out = o.text;
   const auto table = schema::counter_table();
   std::string extra;
@@ -108,6 +111,10 @@ void render_extra_counters(const FabricSnapshot& s, const PortLabels& labels, Ou
     size_t end = c;
     while (end < table.size() && table[end].name == table[c].name)
       ++end;
+    if (!groups.has(table[c])) {
+      c = end;
+      continue;
+    }
     const std::string name = schema::metric_name(table[c]);
     header(out, name, table[c].help, "counter");
     o.done();
@@ -310,11 +317,12 @@ void render_port_info(const FabricSnapshot& s, const PortLabels& labels, Output&
   }
 }
 
-void render_all(const FabricSnapshot& snapshot, Output& o) {
+void render_all(const FabricSnapshot& snapshot, Output& o, const MetricGroups& groups) {
   const PortLabels labels(snapshot);
-  render_core_counters(snapshot, labels, o);
-  render_extra_counters(snapshot, labels, o);
-  render_derived(snapshot, labels, o);
+  render_core_counters(snapshot, labels, o, groups);
+  render_extra_counters(snapshot, labels, o, groups);
+  if (groups.if_mib) render_derived(snapshot, labels, o);
+  if (!groups.link) return;
   render_saturation(snapshot, labels, o);
   render_port_gauges(snapshot, labels, o);
   render_link_gauges(snapshot, labels, o);
@@ -322,6 +330,25 @@ void render_all(const FabricSnapshot& snapshot, Output& o) {
 }
 
 }  // namespace
+
+bool MetricGroups::has(const schema::Counter& counter) const {
+  using schema::Attribute;
+  switch (counter.attribute) {
+    case Attribute::kPortCounters:
+    case Attribute::kPortCountersExtended:
+      return counters;
+    case Attribute::kPortRcvErrorDetails:
+    case Attribute::kPortXmitDiscardDetails:
+      return error_details;
+    case Attribute::kPortFlowCtlCounters:
+    case Attribute::kPortOpRcvCounters:
+      return flow_control;
+    case Attribute::kPortExtendedSpeedsCounters:
+      return counter.label.empty() ? counters : lanes;  // SyncHeader/UnknownBlock: per port
+    default:
+      return vl;  // the per-VL attributes
+  }
+}
 
 void append_escaped_label_value(std::string_view s, std::string& out) {
   for (char c : s) {
@@ -339,14 +366,14 @@ void append_escaped_label_value(std::string_view s, std::string& out) {
 
 void FabricRenderer::render(const FabricSnapshot& snapshot, std::string& out) const {
   Output o{out};
-  render_all(snapshot, o);
+  render_all(snapshot, o, groups_);
 }
 
 void FabricRenderer::render(const FabricSnapshot& snapshot, std::string& scratch, const Sink& sink,
                             size_t chunk_bytes) const {
   scratch.clear();
   Output o{scratch, &sink, chunk_bytes};
-  render_all(snapshot, o);
+  render_all(snapshot, o, groups_);
   if (!scratch.empty()) sink(scratch);
   scratch.clear();
 }

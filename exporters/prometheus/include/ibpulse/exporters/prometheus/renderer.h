@@ -20,8 +20,26 @@
 
 namespace ibpulse::exporters::prometheus {
 
+// Metric groups, selectable like node_exporter's collectors (`--collect.<group>`), so very large
+// fabrics can limit cardinality. The defaults carry every PortCounters/PortCountersExtended
+// counter and the IF-MIB values (about 40 series per port).
+struct MetricGroups {
+  bool counters = true;       // PortCounters / PortCountersExtended (data, packets, errors, wait)
+  bool error_details = true;  // PortRcvErrorDetails, PortXmitDiscardDetails
+  bool flow_control = true;   // PortFlowCtlCounters, PortOpRcvCounters
+  bool vl = false;            // per-VL families (x the VLs read: up to 16 series each)
+  bool lanes = false;         // PortExtendedSpeedsCounters per lane (x 12)
+  bool if_mib = true;         // the IF-MIB octet, packet, discard and error counters
+  bool link = true;           // PortInfo gauges, utilisation, read age, saturation, info
+
+  // The group of a schema counter (by the attribute it is read from).
+  bool has(const schema::Counter& counter) const;
+};
+
 class FabricRenderer {
  public:
+  explicit FabricRenderer(MetricGroups groups = {}) : groups_(groups) {}
+
   using Sink = std::function<void(std::string_view chunk)>;
 
   // Appends every fabric metric family of `snapshot` to `out`.
@@ -30,6 +48,9 @@ class FabricRenderer {
   // reused `scratch`, so a 70,000-port scrape (~250 MB of text) never sits in memory whole.
   void render(const converters::FabricSnapshot& snapshot, std::string& scratch, const Sink& sink,
               size_t chunk_bytes = 1 << 20) const;
+
+ private:
+  MetricGroups groups_;
 };
 
 // `s` escaped for a label value: backslash, double quote and newline (the text format's rule).

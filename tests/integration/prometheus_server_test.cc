@@ -1,0 +1,362 @@
+// A real Prometheus server (Debian's `prometheus`, on a loopback port, its own data directory)
+// scrapes the daemon on the simulated fabric: rate() over a port's transmit bytes matches what
+// `ibpulse sim traffic` injected, and on a node read through its 32-bit PortCounters only,
+// cleared by the daemon under `threshold`, resets() over the exported counter stays 0.
+//
+// Prometheus runs as a child of this process with PR_SET_PDEATHSIG, so it dies with the test
+// binary whatever happens; the Prometheus object stops it on every normal path. Queries go
+// through its HTTP API with python3's urllib (a project dependency).
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <regex>
+#include <thread>
+
+#include "daemon_client.h"
+#include "sim_fabric.h"
+
+namespace ibpulse::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr uint64_t kMadDwords = 72;  // per MAD and link crossed, each way (sim-facts.md)
+constexpr uint64_t kLatch32 = 4294967295;
+
+SimFabric& fabric() {
+  return SimFabricEnvironment::fabric();
+}
+
+std::string guid_of(const std::string& node) {
+  return guid_text(fabric().port(node, 1).node_guid);
+}
+
+uint16_t listening_port(const Daemon& d) {
+  const std::regex re("event=web_listening .* port=([0-9]+)");
+  std::smatch m;
+  const std::string log = d.log();
+  if (!std::regex_search(log, m, re)) return 0;
+  return static_cast<uint16_t>(std::stoul(m[1]));
+}
+
+// A loopback port nobody listens on now (bound to port 0, then released).
+uint16_t free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  uint16_t port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  ::close(fd);
+  return port;
+}
+
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// GET `url` with `params` url-encoded: the body, or "HTTP <code> <body>" / "ERROR <what>".
+std::string http_get(const std::string& url, const std::vector<std::string>& params = {}) {
+  std::vector<std::string> argv = {
+      "python3", "-c",
+      "import sys, urllib.request, urllib.parse, urllib.error\n"
+      "url = sys.argv[1]\n"
+      "params = [tuple(a.split('=', 1)) for a in sys.argv[2:]]\n"
+      "if params: url += '?' + urllib.parse.urlencode(params)\n"
+      "try:\n sys.stdout.write(urllib.request.urlopen(url, timeout=10).read().decode())\n"
+      "except urllib.error.HTTPError as e:\n"
+      " sys.stdout.write('HTTP %d %s' % (e.code, e.read().decode()))\n"
+      "except Exception as e:\n sys.stdout.write('ERROR %s' % e)\n",
+      url};
+  argv.insert(argv.end(), params.begin(), params.end());
+  auto out = sim::run_command(argv, {}, 30s);
+  if (!out) return "ERROR " + out.error();
+  return out->out;
+}
+
+// A Prometheus server scraping one target every second, until destroyed.
+class Prometheus {
+ public:
+  explicit Prometheus(uint16_t target_port) {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("ibpulse-prometheus-" + std::to_string(::getpid()) + "-" + std::to_string(runs_++));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_ / "data");
+    std::ofstream(dir_ / "prometheus.yml") << "global:\n"
+                                              "  scrape_interval: 1s\n"
+                                              "  scrape_timeout: 1s\n"
+                                              "scrape_configs:\n"
+                                              "  - job_name: ibpulse\n"
+                                              "    static_configs:\n"
+                                              "      - targets: ['127.0.0.1:"
+                                           << target_port << "']\n";
+    port_ = free_port();
+    const auto program = sim::find_program("prometheus");
+    if (!program || port_ == 0) return;
+    // Everything the child needs is built before fork: it only opens, dups and execs.
+    const std::vector<std::string> args = {
+        program->string(), "--config.file=" + (dir_ / "prometheus.yml").string(),
+        "--storage.tsdb.path=" + (dir_ / "data").string(),
+        "--web.listen-address=127.0.0.1:" + std::to_string(port_), "--log.level=warn"};
+    std::vector<char*> argv;
+    for (const auto& a : args)
+      argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    const std::string log = (dir_ / "prometheus.log").string();
+    const pid_t parent = ::getpid();
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(127);
+      const int null = ::open("/dev/null", O_RDONLY);
+      const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(null, 0);
+      ::dup2(out, 1);
+      ::dup2(out, 2);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+  }
+
+  ~Prometheus() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      int status = 0;
+      const auto until = std::chrono::steady_clock::now() + 5s;
+      while (::waitpid(pid_, &status, WNOHANG) == 0) {
+        if (std::chrono::steady_clock::now() > until) {
+          ::kill(pid_, SIGKILL);
+          ::waitpid(pid_, &status, 0);
+          break;
+        }
+        std::this_thread::sleep_for(50ms);
+      }
+    }
+    std::filesystem::remove_all(dir_);
+  }
+  Prometheus(const Prometheus&) = delete;
+  Prometheus& operator=(const Prometheus&) = delete;
+
+  std::string log() const { return read_text_file(dir_ / "prometheus.log"); }
+
+  // True once /-/ready answers; false when it never did or Prometheus did not start.
+  bool wait_ready(std::chrono::milliseconds timeout) const {
+    if (pid_ <= 0) return false;
+    const auto until = std::chrono::steady_clock::now() + timeout;
+    while (http_get(url("/-/ready")).find("Ready") == std::string::npos) {
+      if (std::chrono::steady_clock::now() > until || ::waitpid(pid_, nullptr, WNOHANG) != 0)
+        return false;
+      std::this_thread::sleep_for(200ms);
+    }
+    return true;
+  }
+
+  // /api/v1/query for `expr` (at `at`, Unix seconds, or now): its `data.result`, or null with
+  // the whole answer in `error` when the query failed.
+  nlohmann::json query(const std::string& expr, std::optional<double> at = {},
+                       std::string* error = nullptr) const {
+    std::vector<std::string> params = {"query=" + expr};
+    if (at) params.push_back("time=" + std::to_string(*at));
+    const std::string body = http_get(url("/api/v1/query"), params);
+    const auto answer = nlohmann::json::parse(body, nullptr, false);
+    if (answer.is_discarded() || answer.value("status", "") != "success") {
+      if (error) *error = body;
+      return nullptr;
+    }
+    return answer.at("data").at("result");
+  }
+
+  // The value of a one-series instant vector, or NaN when there is no single series.
+  double value(const std::string& expr, std::optional<double> at = {}) const {
+    const auto result = query(expr, at);
+    if (!result.is_array() || result.size() != 1) return std::nan("");
+    return std::stod(result[0].at("value")[1].get<std::string>());
+  }
+
+  // Waits until `expr` (one series) is at least `min`; its last value.
+  double wait_at_least(const std::string& expr, double min,
+                       std::chrono::milliseconds timeout) const {
+    const auto until = std::chrono::steady_clock::now() + timeout;
+    double v = value(expr);
+    while (!(v >= min) && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(250ms);
+      v = value(expr);
+    }
+    return v;
+  }
+
+ private:
+  std::string url(const std::string& path) const {
+    return "http://127.0.0.1:" + std::to_string(port_) + path;
+  }
+
+  static inline int runs_ = 0;
+  std::filesystem::path dir_;
+  uint16_t port_ = 0;
+  pid_t pid_ = 0;
+};
+
+std::string series(const std::string& metric, const std::string& node) {
+  return metric + "{node_guid=\"" + guid_of(node) + "\",port=\"1\"}";
+}
+
+const nlohmann::json& port_report(const nlohmann::json& report, const std::string& node,
+                                  unsigned port) {
+  for (const auto& p : report.at("ports")) {
+    if (p.at("node") == node && p.at("port") == port) return p;
+  }
+  throw std::runtime_error("no report for " + node);
+}
+
+// The daemon's arguments for these tests: polled and published twice a second, no state file.
+std::vector<std::string> daemon_args(std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {
+      "--web.listen-address",     "127.0.0.1:0", "--state.save-interval",       "off",
+      "--poll.counters-interval", "500ms",       "--counters.publish-interval", "500ms"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+TEST(PrometheusServer, RateOfTransmitBytesMatchesTheInjectedRate) {
+  Daemon d(fabric(), daemon_args());
+  ASSERT_TRUE(d.wait_for("event=ready ports=12 stale=0", 15s)) << d.log();
+  const uint16_t port = listening_port(d);
+  ASSERT_NE(port, 0) << d.log();
+  Prometheus prom(port);
+  ASSERT_TRUE(prom.wait_ready(30s)) << prom.log();
+  const std::string xmit = series("infiniband_port_xmit_data_bytes_total", "Hca1");
+  const std::string rcv = series("infiniband_port_rcv_data_bytes_total", "Hca1");
+  // Scraped: the series exists in Prometheus before the traffic starts.
+  ASSERT_GE(prom.wait_at_least("count_over_time(" + xmit + "[1m])", 2, 15s), 2) << prom.log();
+
+  // 20% of 4X SDR (1 GB/s of data) each way on every link for 20 s. Ticks of 100 ms keep the
+  // steps the counters move by small against the window the rate is taken over.
+  const double start = unix_now();
+  const auto traffic = fabric().sim(
+      "traffic", {"--utilization", "0.2", "--duration", "20", "--tick-ms", "100", "--json"});
+  const double end = unix_now();
+  ASSERT_EQ(traffic.exit_code, 0) << traffic.err;
+  ASSERT_GE(end - start, 20);
+  const auto report = nlohmann::json::parse(traffic.out);
+  const auto& hca = port_report(report, "Hca1", 1);
+  const double seconds = report.at("seconds").get<double>();
+  const double injected_xmit =
+      static_cast<double>(hca.at("xmit_data_dwords").get<uint64_t>()) * 4 / seconds;
+  const double injected_rcv =
+      static_cast<double>(hca.at("rcv_data_dwords").get<uint64_t>()) * 4 / seconds;
+  EXPECT_NEAR(injected_xmit, 2e8, 2e6) << traffic.out;
+
+  // A 12 s window centred on the middle of the run: its first sample is taken some 4 s after
+  // the generator started, its last 4 s before it stopped, so the daemon's read and publish
+  // delay (up to about 1 s) and Prometheus's one-second scrape phase keep every sample in the
+  // window inside the traffic. rate() is the slope between the window's first and last
+  // samples (extrapolation to the window's edges does not change the slope), so the error
+  // is the jitter of those two samples' delays over ~11 s: with 100 ms ticks and 500 ms
+  // polling, a few percent at worst. The MADs this adds (the daemon's reads and the
+  // generator's, 72 dwords per MAD crossing Hca1's link each way: some 30 MADs/s, ~9 kB/s)
+  // are below 0.01% of the 200 MB/s injected.
+  const double at = (start + end) / 2 + 6;
+  std::string error;
+  const auto result = prom.query("rate(" + xmit + "[12s])", at, &error);
+  ASSERT_TRUE(result.is_array() && result.size() == 1) << error << result.dump();
+  const double measured_xmit = std::stod(result[0].at("value")[1].get<std::string>());
+  const double measured_rcv = prom.value("rate(" + rcv + "[12s])", at);
+  std::cout << "Hca1[1] xmit: measured " << measured_xmit << " B/s, injected " << injected_xmit
+            << " B/s (" << (measured_xmit / injected_xmit - 1) * 100 << "%); rcv: measured "
+            << measured_rcv << " B/s, injected " << injected_rcv << " B/s ("
+            << (measured_rcv / injected_rcv - 1) * 100 << "%)\n";
+  EXPECT_NEAR(measured_xmit, injected_xmit, injected_xmit * 0.05);
+  EXPECT_NEAR(measured_rcv, injected_rcv, injected_rcv * 0.05);
+  // The same series over a window after the traffic: flat (the MADs only), so the rate above
+  // measured the traffic, not something else.
+  EXPECT_LT(prom.value("rate(" + xmit + "[3s])", end + 3), injected_xmit * 0.01);
+}
+
+void set(const std::string& node, const std::string& assignment) {
+  fabric().set("PerformanceSet \"" + node + "\"[1] " + assignment);
+}
+
+TEST(PrometheusServer, ThirtyTwoBitOnlyNodeClearedUnderThresholdShowsNoResets) {
+  constexpr uint64_t kFirst = 1000000;     // where the counter starts
+  constexpr uint64_t kStart = 3435973837;  // 80% of the 32-bit range: above the 75% threshold
+  constexpr uint64_t kMore = 2000000000;   // start + more: past where the counter would latch
+  // Hca4 sees some 10 MADs a second here; 1000 of them is far more than the test's run.
+  constexpr uint64_t kMadSlackBytes = 1000 * kMadDwords * 4;
+  for (const char* f : {"PortXmitData", "PortRcvData", "PortXmitPkts", "PortRcvPkts"})
+    set("Hca4", std::string("PortCounters.") + f + "=" + std::to_string(kFirst));
+  Daemon d(fabric(), daemon_args({"--poll.no-extended-nodes", guid_of("Hca4"),
+                                  "--counters.clear-policy", "threshold"}));
+  ASSERT_TRUE(d.wait_for("event=ready ports=12 stale=0", 15s)) << d.log();
+  const uint16_t port = listening_port(d);
+  ASSERT_NE(port, 0) << d.log();
+  Prometheus prom(port);
+  ASSERT_TRUE(prom.wait_ready(30s)) << prom.log();
+  const std::string xmit = series("infiniband_port_xmit_data_bytes_total", "Hca4");
+  // A few samples from before the clear.
+  ASSERT_GE(prom.wait_at_least("count_over_time(" + xmit + "[1m])", 3, 15s), 3) << prom.log();
+
+  // Past the threshold: the daemon clears exactly this counter, which restarts near 0.
+  set("Hca4", "PortCounters.PortXmitData=" + std::to_string(kStart));
+  ASSERT_TRUE(d.wait_for("event=counters_cleared node_guid=" + guid_of("Hca4") +
+                             " port=1 attribute=PortCounters fields=PortXmitData ",
+                         15s))
+      << d.log();
+  const uint64_t after_clear = fabric().perfquery("Hca4", 1, "PortXmitData");
+  EXPECT_LT(after_clear * 4, kMadSlackBytes) << "the hardware counter was cleared";
+  // Driven on, as traffic would (read, then current + more), below the threshold again.
+  set("Hca4", "PortCounters.PortXmitData=" + std::to_string(after_clear + kMore));
+  const double expected = static_cast<double>((kStart + kMore) * 4);
+  const double last = prom.wait_at_least(xmit, expected, 15s);
+  std::this_thread::sleep_for(2s);  // two more scrapes at the new value
+  const double at = unix_now();
+
+  std::string error;
+  const auto resets = prom.query("resets(" + xmit + "[1m])", at, &error);
+  ASSERT_TRUE(resets.is_array() && resets.size() == 1) << error << resets.dump();
+  EXPECT_EQ(resets[0].at("value")[1].get<std::string>(), "0") << resets.dump();
+
+  // What Prometheus holds: from the first reading, through the jump and the clear, to beyond
+  // what 32 bits can hold, never stepping down.
+  const auto samples = prom.query(xmit + "[1m]", at, &error);
+  ASSERT_TRUE(samples.is_array() && samples.size() == 1) << error << samples.dump();
+  const auto& values = samples[0].at("values");
+  ASSERT_GE(values.size(), 6u) << values.dump();
+  std::vector<double> v;
+  for (const auto& s : values)
+    v.push_back(std::stod(s[1].get<std::string>()));
+  for (size_t i = 1; i < v.size(); ++i)
+    EXPECT_GE(v[i], v[i - 1]) << "sample " << i << " of " << values.dump();
+  EXPECT_GE(v.front(), static_cast<double>(kFirst * 4));
+  EXPECT_LT(v.front(), static_cast<double>(kFirst * 4 + kMadSlackBytes)) << values.dump();
+  EXPECT_GT(v.back(), static_cast<double>(kLatch32 * 4)) << "more than 32 bits hold";
+  EXPECT_NEAR(v.back(), expected, static_cast<double>(kMadSlackBytes)) << values.dump();
+  EXPECT_EQ(v.back(), last);
+  std::cout << "Hca4[1] xmit: " << v.size() << " samples from " << v.front() << " to " << v.back()
+            << " B (expected " << expected << "), hardware after the clear " << after_clear
+            << " dwords, now " << fabric().perfquery("Hca4", 1, "PortXmitData") << "\n";
+  // The daemon's own count of its clears, through Prometheus too.
+  EXPECT_EQ(prom.value("sum(ibpulse_own_clears_total)", at), 1) << d.log();
+  // The hardware counter stays below where it stood before the clear, while the export went on.
+  EXPECT_LT(fabric().perfquery("Hca4", 1, "PortXmitData"), kStart);
+  d.stop();
+  for (const char* f : {"PortXmitData", "PortRcvData", "PortXmitPkts", "PortRcvPkts"})
+    set("Hca4", std::string("PortCounters.") + f + "=0");
+}
+
+}  // namespace
+}  // namespace ibpulse::testing
