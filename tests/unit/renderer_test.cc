@@ -68,6 +68,18 @@ std::string render_fabric(MetricGroups groups = {}) {
       0xFFFF;  // latched
   narrow.values[converters::testing::field(Attribute::kPortCounters, "PortRcvErrors")] = 3;
   c.apply(narrow);
+  collector::RawSample vl;  // a PortSamples result: RcvDataVL1 = 10 dwords, RcvPktVL1 = 2
+  vl.port = kHca;
+  vl.attribute = Attribute::kPortSamplesResultExtended;
+  vl.received = t0 + 1s;
+  vl.sampled_for = 1s;
+  vl.field_count = 2;
+  vl.advertised = 3;
+  vl.selects[0] = 0x4102;
+  vl.selects[1] = 0x4104;
+  vl.values[0] = 10;
+  vl.values[1] = 2;
+  c.apply(vl);
   std::string out;
   FabricRenderer(groups).render(*c.snapshot(t0 + 2s), out);
   return out;
@@ -92,6 +104,16 @@ TEST(Renderer, CountersAreExactIntegersWithSmallLabels) {
   EXPECT_TRUE(has_line(out, "infiniband_port_if_in_octets_total" + hca + " 428")) << out;
   EXPECT_TRUE(has_line(out, "infiniband_port_if_in_ucast_packets_total" + hca + " 7"));
   EXPECT_TRUE(has_line(out, "# TYPE infiniband_port_xmit_data_bytes_total counter"));
+}
+
+TEST(Renderer, SampledPerVlTrafficAndItsCoverage) {
+  const std::string out = render_fabric();
+  const std::string hca = R"(node_guid="0x0002c90300000001",port="1")";
+  EXPECT_TRUE(has_line(out, "infiniband_port_rcv_data_vl_bytes_total{" + hca + R"(,vl="1"} 40)"))
+      << out;
+  EXPECT_TRUE(has_line(out, "infiniband_port_rcv_pkt_vl_packets_total{" + hca + R"(,vl="1"} 2)"));
+  EXPECT_EQ(out.find("xmit_data_vl_bytes_total{"), std::string::npos);  // not sampled
+  EXPECT_TRUE(has_line(out, "infiniband_port_vl_sample_coverage_ratio{" + hca + "} 1"));
 }
 
 TEST(Renderer, SaturationGaugesAndInfo) {

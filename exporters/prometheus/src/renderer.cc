@@ -317,11 +317,69 @@ void render_port_info(const FabricSnapshot& s, const PortLabels& labels, Output&
   }
 }
 
+// Per-VL traffic from PortSamples (ibIfVLTrafficTable's source): totals of the sampled time
+// only, with the fraction of time the samples covered.
+void render_vl_traffic(const FabricSnapshot& s, const PortLabels& labels, Output& o) {
+  std::string& out = o.text;
+  struct Family {
+    std::string name;
+    std::string_view help;
+    converters::VlColumn column;
+  };
+  const Family families[] = {
+      {fabric_metric("xmit_data_vl_bytes_total"),
+       "Data octets transmitted on the VL during PortSamples samples (sampled time only)",
+       converters::VlColumn::kXmitData},
+      {fabric_metric("rcv_data_vl_bytes_total"),
+       "Data octets received on the VL during PortSamples samples (sampled time only)",
+       converters::VlColumn::kRcvData},
+      {fabric_metric("xmit_pkt_vl_packets_total"),
+       "Packets transmitted on the VL during PortSamples samples (sampled time only)",
+       converters::VlColumn::kXmitPackets},
+      {fabric_metric("rcv_pkt_vl_packets_total"),
+       "Packets received on the VL during PortSamples samples (sampled time only)",
+       converters::VlColumn::kRcvPackets},
+  };
+  std::string extra;
+  for (const Family& f : families) {
+    header(out, f.name, f.help, "counter");
+    o.done();
+    for (size_t i = 0; i < s.ports.size(); ++i) {
+      const auto& t = s.ports[i].vl_traffic;
+      if (!t) continue;
+      for (size_t vl = 0; vl < converters::kVirtualLanes; ++vl) {
+        if (!t->has(vl, f.column)) continue;
+        const converters::VlCounts& c = t->vl[vl];
+        const uint64_t value = f.column == converters::VlColumn::kXmitData      ? c.xmit_octets
+                               : f.column == converters::VlColumn::kRcvData     ? c.rcv_octets
+                               : f.column == converters::VlColumn::kXmitPackets ? c.xmit_packets
+                                                                                : c.rcv_packets;
+        extra.clear();
+        extra.append(",vl=\"");
+        append_integer(extra, vl);
+        extra.push_back('"');
+        line(out, f.name, labels.of(i), value, extra);
+        o.done();
+      }
+    }
+  }
+  const std::string coverage = fabric_metric("vl_sample_coverage_ratio");
+  header(out, coverage, "Fraction of the time the port's PortSamples samples covered, 0..1",
+         "gauge");
+  o.done();
+  for (size_t i = 0; i < s.ports.size(); ++i) {
+    if (s.ports[i].vl_traffic)
+      gauge_line(out, coverage, labels.of(i), s.ports[i].vl_traffic->coverage());
+    o.done();
+  }
+}
+
 void render_all(const FabricSnapshot& snapshot, Output& o, const MetricGroups& groups) {
   const PortLabels labels(snapshot);
   render_core_counters(snapshot, labels, o, groups);
   render_extra_counters(snapshot, labels, o, groups);
   if (groups.if_mib) render_derived(snapshot, labels, o);
+  if (groups.sampling) render_vl_traffic(snapshot, labels, o);
   if (!groups.link) return;
   render_saturation(snapshot, labels, o);
   render_port_gauges(snapshot, labels, o);

@@ -30,6 +30,7 @@ struct MetricGroups {
   bool vl = false;            // per-VL families (x the VLs read: up to 16 series each)
   bool lanes = false;         // PortExtendedSpeedsCounters per lane (x 12)
   bool if_mib = true;         // the IF-MIB octet, packet, discard and error counters
+  bool sampling = true;       // per-VL traffic from PortSamples (only the sampling.ports)
   bool link = true;           // PortInfo gauges, utilisation, read age, saturation, info
 
   // The group of a schema counter (by the attribute it is read from).
