@@ -56,6 +56,9 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
           [](S s) { return s.poller.last_sweep.seconds; });
   i.level("ibpulse_last_sweep_stale_ports", "Ports the last sweep could not read",
           [](S s) { return static_cast<double>(s.poller.last_sweep.stale); });
+  i.total("ibpulse_late_reads_total",
+          "Reads that came due before the previous ones completed: the sweeps lag their interval",
+          [](S s) { return s.poller.late_reads; });
   i.total("ibpulse_mads_sent_total", "PMA MADs sent, retries included",
           [](S s) { return s.poller.mad.sent; });
   i.total("ibpulse_mads_answered_total", "PMA MADs answered",
