@@ -6,7 +6,7 @@ namespace {
 using schema::CounterId;
 using schema::DerivedId;
 
-uint64_t lanes(uint8_t width) {
+uint64_t lanes_of(uint8_t width) {
   switch (width) {
     case 1:
       return 1;
@@ -53,6 +53,10 @@ uint64_t lane_megabits(const collector::LinkState& link) {
 
 }  // namespace
 
+uint64_t link_lanes(uint8_t width_active) {
+  return lanes_of(width_active);
+}
+
 DerivedTotals if_mib_values(const CoreTotals& t, bool ietf_extended) {
   const auto c = [&](CounterId id) { return t[schema::index_of(id)]; };
   DerivedTotals d{};
@@ -81,7 +85,7 @@ DerivedTotals if_mib_values(const CoreTotals& t, bool ietf_extended) {
 }
 
 uint64_t link_bits_per_second(const collector::LinkState& link) {
-  return lanes(link.width_active) * lane_megabits(link) * 1000000;
+  return lanes_of(link.width_active) * lane_megabits(link) * 1000000;
 }
 
 }  // namespace ibpulse::converters

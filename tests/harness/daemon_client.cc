@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <fstream>
+#include <regex>
 #include <thread>
 
 namespace ibpulse::testing {
@@ -55,6 +56,14 @@ std::string Daemon::stop() const {
   signal(SIGTERM);
   EXPECT_TRUE(wait_for("event=stopped", 5s)) << log();
   return log();
+}
+
+uint16_t Daemon::web_port() const {
+  const std::regex re("event=web_listening .* port=([0-9]+)");
+  std::smatch m;
+  const std::string text = log();
+  if (!std::regex_search(text, m, re)) return 0;
+  return static_cast<uint16_t>(std::stoul(m[1]));
 }
 
 std::string read_text_file(const std::filesystem::path& path) {

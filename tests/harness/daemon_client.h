@@ -30,6 +30,8 @@ class Daemon {
   void signal(int sig) const;
   // SIGTERM, then the log once the daemon has written its totals (a test failure otherwise).
   std::string stop() const;
+  // The port its /metrics endpoint bound (from `event=web_listening`), 0 before it did.
+  uint16_t web_port() const;
 
  private:
   std::filesystem::path log_;

@@ -42,14 +42,6 @@ std::string guid_of(const std::string& node) {
   return guid_text(fabric().port(node, 1).node_guid);
 }
 
-uint16_t listening_port(const Daemon& d) {
-  const std::regex re("event=web_listening .* port=([0-9]+)");
-  std::smatch m;
-  const std::string log = d.log();
-  if (!std::regex_search(log, m, re)) return 0;
-  return static_cast<uint16_t>(std::stoul(m[1]));
-}
-
 // A loopback port nobody listens on now (bound to port 0, then released).
 uint16_t free_port() {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -235,7 +227,7 @@ std::vector<std::string> daemon_args(std::vector<std::string> extra = {}) {
 TEST(PrometheusServer, RateOfTransmitBytesMatchesTheInjectedRate) {
   Daemon d(fabric(), daemon_args());
   ASSERT_TRUE(d.wait_for("event=ready ports=12 stale=0", 15s)) << d.log();
-  const uint16_t port = listening_port(d);
+  const uint16_t port = d.web_port();
   ASSERT_NE(port, 0) << d.log();
   Prometheus prom(port);
   ASSERT_TRUE(prom.wait_ready(30s)) << prom.log();
@@ -302,7 +294,7 @@ TEST(PrometheusServer, ThirtyTwoBitOnlyNodeClearedUnderThresholdShowsNoResets) {
   Daemon d(fabric(), daemon_args({"--poll.no-extended-nodes", guid_of("Hca4"),
                                   "--counters.clear-policy", "threshold"}));
   ASSERT_TRUE(d.wait_for("event=ready ports=12 stale=0", 15s)) << d.log();
-  const uint16_t port = listening_port(d);
+  const uint16_t port = d.web_port();
   ASSERT_NE(port, 0) << d.log();
   Prometheus prom(port);
   ASSERT_TRUE(prom.wait_ready(30s)) << prom.log();

@@ -38,21 +38,13 @@ std::string http_get(uint16_t port, const std::string& path) {
   return out;
 }
 
-uint16_t listening_port(const Daemon& d) {
-  const std::regex re("event=web_listening .* port=([0-9]+)");
-  std::smatch m;
-  const std::string log = d.log();
-  if (!std::regex_search(log, m, re)) return 0;
-  return static_cast<uint16_t>(std::stoul(m[1]));
-}
-
 TEST(Prometheus, ServesExactCountersInfoAndSelfMetricsThatLintClean) {
   fabric().set("PerformanceSet \"Hca1\"[1] PortCounters.SymbolErrorCounter=1234");
   fabric().set("PerformanceSet \"Hca1\"[1] PortCounters.LinkDownedCounter=7");
   Daemon d(fabric(), {"--web.listen-address", "127.0.0.1:0", "--poll.counters-interval", "300ms",
                       "--counters.publish-interval", "200ms", "--state.save-interval", "off"});
   ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
-  const uint16_t port = listening_port(d);
+  const uint16_t port = d.web_port();
   ASSERT_NE(port, 0) << d.log();
   std::this_thread::sleep_for(500ms);  // a snapshot after the first sweep
   const std::string scrape = http_get(port, "/metrics");
@@ -129,7 +121,7 @@ TEST(Prometheus, AScrapeMatchesTheGoldenFile) {
                       "--counters.publish-interval", "200ms", "--state.save-interval", "off"});
   ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
   std::this_thread::sleep_for(700ms);
-  const std::string scrape = http_get(listening_port(d), "/metrics");
+  const std::string scrape = http_get(d.web_port(), "/metrics");
   d.stop();
   for (const char* reset :
        {"\"Hca3\"[1] PortCounters.SymbolErrorCounter=0", "\"Hca3\"[1] PortCounters.PortRcvErrors=0",
@@ -160,7 +152,7 @@ TEST(Prometheus, AScrapeMatchesTheGoldenFile) {
 TEST(Prometheus, AnAddressInUseStopsTheStartWithAClearError) {
   Daemon first(fabric(), {"--web.listen-address", "127.0.0.1:0", "--state.save-interval", "off"});
   ASSERT_TRUE(first.wait_for("event=web_listening", 10s)) << first.log();
-  const uint16_t port = listening_port(first);
+  const uint16_t port = first.web_port();
   const auto out =
       fabric().exec({IBPULSE_BINARY_FOR_TESTS, "run", "--web.listen-address",
                      "127.0.0.1:" + std::to_string(port), "--state.save-interval", "off"});

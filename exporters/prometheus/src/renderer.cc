@@ -209,24 +209,6 @@ void render_port_gauges(const FabricSnapshot& s, const PortLabels& labels, Outpu
   }
 }
 
-// PortInfo LinkWidthActive (1 = 1X, 2 = 4X, 4 = 8X, 8 = 12X, 16 = 2X) in lanes.
-uint64_t width_lanes(uint8_t width) {
-  switch (width) {
-    case 1:
-      return 1;
-    case 2:
-      return 4;
-    case 4:
-      return 8;
-    case 8:
-      return 12;
-    case 16:
-      return 2;
-    default:
-      return 0;
-  }
-}
-
 // Gauges from discovery and PortInfo: one per topology port.
 void render_link_gauges(const FabricSnapshot& s, const PortLabels& labels, Output& o) {
   std::string& out = o.text;
@@ -244,7 +226,9 @@ void render_link_gauges(const FabricSnapshot& s, const PortLabels& labels, Outpu
        "LinkErrorRecovery, 7 PhyTest",
        [](const collector::Port& p) -> uint64_t { return p.link.phys_state; }},
       {fabric_metric("link_width_lanes"), "Active link width in lanes",
-       [](const collector::Port& p) -> uint64_t { return width_lanes(p.link.width_active); }},
+       [](const collector::Port& p) -> uint64_t {
+         return converters::link_lanes(p.link.width_active);
+       }},
       {fabric_metric("link_rate_bytes_per_second"),
        "Data rate of the active link: width x lane data rate, in bytes per second",
        [](const collector::Port& p) -> uint64_t {

@@ -27,4 +27,7 @@ DerivedTotals if_mib_values(const CoreTotals& totals, bool ietf_extended);
 // width or speed is unknown.
 uint64_t link_bits_per_second(const collector::LinkState& link);
 
+// PortInfo LinkWidthActive (1 = 1X, 2 = 4X, 4 = 8X, 8 = 12X, 16 = 2X) in lanes; 0 when unknown.
+uint64_t link_lanes(uint8_t width_active);
+
 }  // namespace ibpulse::converters
