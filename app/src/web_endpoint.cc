@@ -22,6 +22,7 @@ Result<std::unique_ptr<WebEndpoint>> WebEndpoint::start(const std::string& liste
       [self] { return self->landing(); });
   if (!server) return Error{server.error()};
   endpoint->server_ = std::move(*server);
+  endpoint->serving_.store(endpoint->server_.get(), std::memory_order_release);
   return endpoint;
 }
 
@@ -35,8 +36,8 @@ void WebEndpoint::metrics(std::string& out) {
     status.snapshot_age_seconds =
         std::chrono::duration<double>(converters::Clock::now() - snap->published).count();
   }
-  if (server_) {
-    const auto st = server_->stats();
+  if (const auto* server = serving_.load(std::memory_order_acquire)) {
+    const auto st = server->stats();
     status.scrapes = st.scrapes;
     status.scrape_errors = st.errors;
     status.last_scrape_seconds = st.last_scrape_seconds;

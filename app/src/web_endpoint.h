@@ -6,6 +6,7 @@
 // Thread safety: the server's workers call the callbacks; they read the snapshot store and the
 // stats functions, which are thread-safe.
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -43,6 +44,8 @@ class WebEndpoint {
   exporters::prometheus::FabricRenderer renderer_;
   exporters::prometheus::SelfMetrics self_;
   std::unique_ptr<exporters::prometheus::MetricsServer> server_;
+  // What the workers read: set once server_ is, since a scrape may arrive before start() ends.
+  std::atomic<const exporters::prometheus::MetricsServer*> serving_{nullptr};
 };
 
 }  // namespace ibpulse::cli
