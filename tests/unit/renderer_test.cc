@@ -161,6 +161,15 @@ TEST(Renderer, MetricGroupsLeaveOutWhatTheyName) {
             std::string::npos);
 }
 
+TEST(Renderer, LabelValuesAreEscapedAndValidUtf8) {
+  std::string out;
+  append_escaped_label_value(
+      "a\"b\\c\nd\te\x01"
+      "f caf\xC3\xA9 \xFF\xC3",
+      out);
+  EXPECT_EQ(out, "a\\\"b\\\\c\\nd e f caf\xC3\xA9 \xEF\xBF\xBD\xEF\xBF\xBD");
+}
+
 TEST(Renderer, StreamedInChunksItIsTheSameText) {
   Converter c({});
   c.set_topology(fabric(), t0);

@@ -392,17 +392,46 @@ bool MetricGroups::has(const schema::Counter& counter) const {
   }
 }
 
+namespace {
+
+// The length of the valid UTF-8 sequence at the start of `s`, or 0 when it is not one.
+size_t utf8_sequence(std::string_view s) {
+  const auto b = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
+  const auto continuation = [&](size_t i) { return i < s.size() && (b(i) & 0xC0) == 0x80; };
+  if (b(0) < 0x80) return 1;
+  if (b(0) >= 0xC2 && b(0) <= 0xDF) return continuation(1) ? 2 : 0;
+  if (b(0) >= 0xE0 && b(0) <= 0xEF) return continuation(1) && continuation(2) ? 3 : 0;
+  if (b(0) >= 0xF0 && b(0) <= 0xF4) {
+    return continuation(1) && continuation(2) && continuation(3) ? 4 : 0;
+  }
+  return 0;
+}
+
+}  // namespace
+
 void append_escaped_label_value(std::string_view s, std::string& out) {
-  for (char c : s) {
+  // NodeDescription is 64 bytes of whatever the device was given: the text format wants UTF-8
+  // and no control characters, or the whole scrape fails to parse.
+  for (size_t i = 0; i < s.size();) {
+    const char c = s[i];
+    const size_t n = utf8_sequence(s.substr(i));
+    if (n == 0) {
+      out.append("\xEF\xBF\xBD");  // U+FFFD for a byte that is not UTF-8
+      ++i;
+      continue;
+    }
     if (c == '\\') {
       out.append("\\\\");
     } else if (c == '"') {
       out.append("\\\"");
     } else if (c == '\n') {
       out.append("\\n");
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {
+      out.push_back(' ');
     } else {
-      out.push_back(c);
+      out.append(s.substr(i, n));
     }
+    i += n;
   }
 }
 
