@@ -6,23 +6,6 @@ namespace {
 using schema::CounterId;
 using schema::DerivedId;
 
-uint64_t lanes_of(uint8_t width) {
-  switch (width) {
-    case 1:
-      return 1;
-    case 2:
-      return 4;
-    case 4:
-      return 8;
-    case 8:
-      return 12;
-    case 16:
-      return 2;
-    default:
-      return 0;
-  }
-}
-
 // Per-lane data rate in Mb/s (pma-facts.md); FDR is 14.0625 Gb/s x 64/66.
 uint64_t lane_megabits(const collector::LinkState& link) {
   switch (link.speed_ext_active) {
@@ -53,8 +36,21 @@ uint64_t lane_megabits(const collector::LinkState& link) {
 
 }  // namespace
 
-uint64_t link_lanes(uint8_t width_active) {
-  return lanes_of(width_active);
+uint64_t link_lanes(uint8_t width) {
+  switch (width) {
+    case 1:
+      return 1;
+    case 2:
+      return 4;
+    case 4:
+      return 8;
+    case 8:
+      return 12;
+    case 16:
+      return 2;
+    default:
+      return 0;
+  }
 }
 
 DerivedTotals if_mib_values(const CoreTotals& t, bool ietf_extended) {
@@ -85,7 +81,7 @@ DerivedTotals if_mib_values(const CoreTotals& t, bool ietf_extended) {
 }
 
 uint64_t link_bits_per_second(const collector::LinkState& link) {
-  return lanes_of(link.width_active) * lane_megabits(link) * 1000000;
+  return link_lanes(link.width_active) * lane_megabits(link) * 1000000;
 }
 
 }  // namespace ibpulse::converters

@@ -26,21 +26,21 @@ bool decode(uint16_t select, VlSelect& out) {
   return true;
 }
 
-uint64_t& slot(VlCounts& c, VlColumn column) {
+}  // namespace
+
+uint64_t& VlCounts::operator[](VlColumn column) {
   switch (column) {
     case VlColumn::kXmitData:
-      return c.xmit_octets;
+      return xmit_octets;
     case VlColumn::kRcvData:
-      return c.rcv_octets;
+      return rcv_octets;
     case VlColumn::kXmitPackets:
-      return c.xmit_packets;
+      return xmit_packets;
     case VlColumn::kRcvPackets:
       break;
   }
-  return c.rcv_packets;
+  return rcv_packets;
 }
-
-}  // namespace
 
 double PortVlTraffic::coverage() const {
   if (observed.count() <= 0) return 0;
@@ -64,7 +64,7 @@ bool add_vl_sample(PortVlTraffic& t, const collector::RawSample& s) {
     if (!decode(s.selects[i], sel)) continue;
     any = true;
     const bool data = sel.column == VlColumn::kXmitData || sel.column == VlColumn::kRcvData;
-    slot(t.vl[sel.vl], sel.column) += s.values[i] * (data ? 4 : 1);
+    t.vl[sel.vl][sel.column] += s.values[i] * (data ? 4 : 1);
     t.sampled |= uint64_t{1} << (sel.vl * 4 + static_cast<size_t>(sel.column));
     if (!wide && s.values[i] == 0xFFFFFFFFull) ++t.saturated;
   }

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -28,6 +29,12 @@ namespace ibpulse::testing {
 sim::CommandOutput run_ibpulse(const std::vector<std::string>& args,
                                std::chrono::milliseconds timeout = std::chrono::seconds(120),
                                const sim::EnvVars& env = {});
+
+// Every MAD that crosses a link adds this many dwords (and one packet) to the data counters of
+// both its ports, each way (sim-facts.md): tests bound what their own MADs add with it.
+inline constexpr uint64_t kMadDwords = 72;
+// All ones of a 32-bit counter: where PortXmitData and friends latch.
+inline constexpr uint64_t kLatch32 = 4294967295;
 
 struct PortInfo {
   std::string node;

@@ -31,9 +31,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-constexpr uint64_t kMadDwords = 72;  // per MAD and link crossed, each way (sim-facts.md)
-constexpr uint64_t kLatch32 = 4294967295;
-
 SimFabric& fabric() {
   return SimFabricEnvironment::fabric();
 }

@@ -2,10 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
+#include <optional>
 #include <vector>
 
 #include "ibpulse/converters/if_mib.h"
+#include "ibpulse/converters/interface_status.h"
 #include "ibpulse/exporters/prometheus/metric_name.h"
 
 namespace ibpulse::exporters::prometheus {
@@ -24,8 +27,15 @@ class PortLabels {
     text_.reserve(snapshot.ports.size() * 40);
     for (const PortSnapshot& p : snapshot.ports) {
       offsets_.push_back(static_cast<uint32_t>(text_.size()));
-      fmt::format_to(std::back_inserter(text_), "node_guid=\"0x{:016x}\",port=\"{}\"",
-                     p.key.node_guid, p.key.port);
+      // By hand, not fmt: this runs for every port of every scrape.
+      static constexpr char kHex[] = "0123456789abcdef";
+      text_.append("node_guid=\"0x");
+      for (int shift = 60; shift >= 0; shift -= 4)
+        text_.push_back(kHex[p.key.node_guid >> shift & 0xF]);
+      text_.append("\",port=\"");
+      char buf[4];
+      text_.append(buf, std::to_chars(buf, buf + sizeof buf, p.key.port).ptr);
+      text_.push_back('"');
     }
     offsets_.push_back(static_cast<uint32_t>(text_.size()));
   }
@@ -81,7 +91,8 @@ void line(std::string& out, std::string_view name, std::string_view labels, uint
 void gauge_line(std::string& out, std::string_view name, std::string_view labels, double value,
                 std::string_view extra = {}) {
   out.append(name).append("{").append(labels).append(extra).append("} ");
-  fmt::format_to(std::back_inserter(out), "{}", value);
+  char buf[32];  // the shortest text that reads back as `value`, as fmt's "{}" writes it
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, value).ptr);
   out.push_back('\n');
 }
 
@@ -180,32 +191,46 @@ void render_saturation(const FabricSnapshot& s, const PortLabels& labels, Output
   }
 }
 
+// A gauge family with a line for each port `value` gives a number for.
+template <typename ValueFn>
+void render_gauge(const FabricSnapshot& s, const PortLabels& labels, Output& o,
+                  std::string_view suffix, std::string_view help, ValueFn value) {
+  const std::string name = fabric_metric(suffix);
+  header(o.text, name, help, "gauge");
+  o.done();
+  for (size_t i = 0; i < s.ports.size(); ++i) {
+    if (const std::optional<double> v = value(s.ports[i]))
+      gauge_line(o.text, name, labels.of(i), *v);
+    o.done();
+  }
+}
+
 void render_port_gauges(const FabricSnapshot& s, const PortLabels& labels, Output& o) {
-  std::string& out = o.text;
-  const std::string xmit = fabric_metric("xmit_utilization_ratio");
-  const std::string rcv = fabric_metric("rcv_utilization_ratio");
-  const std::string age = fabric_metric("last_read_age_seconds");
-  header(out, xmit, "Transmitted data rate over the link's data rate, 0..1", "gauge");
-  o.done();
-  for (size_t i = 0; i < s.ports.size(); ++i) {
-    if (s.ports[i].has(schema::CounterId::kXmitData))
-      gauge_line(out, xmit, labels.of(i), s.ports[i].utilisation_out);
-    o.done();
-  }
-  header(out, rcv, "Received data rate over the link's data rate, 0..1", "gauge");
-  o.done();
-  for (size_t i = 0; i < s.ports.size(); ++i) {
-    if (s.ports[i].has(schema::CounterId::kRcvData))
-      gauge_line(out, rcv, labels.of(i), s.ports[i].utilisation_in);
-    o.done();
-  }
-  header(out, age, "Seconds since the port's counters were last read successfully", "gauge");
-  o.done();
-  for (size_t i = 0; i < s.ports.size(); ++i) {
-    const auto last = s.ports[i].last_read;
-    if (last == converters::Clock::time_point{}) continue;
-    gauge_line(out, age, labels.of(i), std::chrono::duration<double>(s.published - last).count());
-    o.done();
+  using R = std::optional<double>;
+  render_gauge(s, labels, o, "xmit_utilization_ratio",
+               "Transmitted data rate over the link's data rate, 0..1", [](const PortSnapshot& p) {
+                 return p.has(schema::CounterId::kXmitData) ? R(p.utilisation_out) : R();
+               });
+  render_gauge(s, labels, o, "rcv_utilization_ratio",
+               "Received data rate over the link's data rate, 0..1", [](const PortSnapshot& p) {
+                 return p.has(schema::CounterId::kRcvData) ? R(p.utilisation_in) : R();
+               });
+  render_gauge(s, labels, o, "last_read_age_seconds",
+               "Seconds since the port's counters were last read successfully",
+               [&s](const PortSnapshot& p) {
+                 if (p.last_read == converters::Clock::time_point{}) return R();
+                 return R(std::chrono::duration<double>(s.published - p.last_read).count());
+               });
+}
+
+// Calls f(port, i) for each topology port that has snapshot row i: both are sorted by key.
+template <typename F>
+void for_each_topology_row(const FabricSnapshot& s, F&& f) {
+  size_t i = 0;
+  for (const collector::Port& port : s.topology->ports) {
+    while (i < s.ports.size() && s.ports[i].key < port.key)
+      ++i;
+    if (i < s.ports.size() && s.ports[i].key == port.key) f(port, i);
   }
 }
 
@@ -235,23 +260,17 @@ void render_link_gauges(const FabricSnapshot& s, const PortLabels& labels, Outpu
          return converters::link_bits_per_second(p.link) / 8;
        }},
       {fabric_metric("mtu_bytes"), "NeighborMTU in bytes",
-       [](const collector::Port& p) -> uint64_t {
-         return p.link.mtu >= 1 && p.link.mtu <= 5 ? 128u << p.link.mtu : 0;
-       }},
+       [](const collector::Port& p) -> uint64_t { return converters::mtu_octets(p.link.mtu); }},
       {fabric_metric("lid"), "LID that reaches the port's PMA",
        [](const collector::Port& p) -> uint64_t { return p.lid; }},
   };
   for (const Gauge& g : gauges) {
     header(out, g.name, g.help, "gauge");
     o.done();
-    size_t i = 0;  // snapshot ports and topology ports are both sorted by key
-    for (const collector::Port& port : s.topology->ports) {
-      while (i < s.ports.size() && s.ports[i].key < port.key)
-        ++i;
-      if (i == s.ports.size() || !(s.ports[i].key == port.key)) continue;
+    for_each_topology_row(s, [&](const collector::Port& port, size_t i) {
       line(out, g.name, labels.of(i), g.value(port));
       o.done();
-    }
+    });
   }
 }
 
@@ -270,11 +289,7 @@ void render_port_info(const FabricSnapshot& s, const PortLabels& labels, Output&
          "gauge");
   o.done();
   std::string extra;
-  size_t i = 0;
-  for (const collector::Port& port : t.ports) {
-    while (i < s.ports.size() && s.ports[i].key < port.key)
-      ++i;
-    if (i == s.ports.size() || !(s.ports[i].key == port.key)) continue;
+  for_each_topology_row(s, [&](const collector::Port& port, size_t i) {
     const collector::Node* node = t.find_node(port.key.node_guid);
     extra.clear();
     extra.append(",node_description=\"");
@@ -298,7 +313,7 @@ void render_port_info(const FabricSnapshot& s, const PortLabels& labels, Output&
     }
     line(out, name, labels.of(i), 1, extra);
     o.done();
-  }
+  });
 }
 
 // Per-VL traffic from PortSamples (ibIfVLTrafficTable's source): totals of the sampled time
@@ -333,11 +348,7 @@ void render_vl_traffic(const FabricSnapshot& s, const PortLabels& labels, Output
       if (!t) continue;
       for (size_t vl = 0; vl < converters::kVirtualLanes; ++vl) {
         if (!t->has(vl, f.column)) continue;
-        const converters::VlCounts& c = t->vl[vl];
-        const uint64_t value = f.column == converters::VlColumn::kXmitData      ? c.xmit_octets
-                               : f.column == converters::VlColumn::kRcvData     ? c.rcv_octets
-                               : f.column == converters::VlColumn::kXmitPackets ? c.xmit_packets
-                                                                                : c.rcv_packets;
+        const uint64_t value = t->vl[vl][f.column];
         extra.clear();
         extra.append(",vl=\"");
         append_integer(extra, vl);
@@ -347,15 +358,12 @@ void render_vl_traffic(const FabricSnapshot& s, const PortLabels& labels, Output
       }
     }
   }
-  const std::string coverage = fabric_metric("vl_sample_coverage_ratio");
-  header(out, coverage, "Fraction of the time the port's PortSamples samples covered, 0..1",
-         "gauge");
-  o.done();
-  for (size_t i = 0; i < s.ports.size(); ++i) {
-    if (s.ports[i].vl_traffic)
-      gauge_line(out, coverage, labels.of(i), s.ports[i].vl_traffic->coverage());
-    o.done();
-  }
+  render_gauge(s, labels, o, "vl_sample_coverage_ratio",
+               "Fraction of the time the port's PortSamples samples covered, 0..1",
+               [](const PortSnapshot& p) {
+                 return p.vl_traffic ? std::optional<double>(p.vl_traffic->coverage())
+                                     : std::nullopt;
+               });
 }
 
 void render_all(const FabricSnapshot& snapshot, Output& o, const MetricGroups& groups) {
@@ -412,6 +420,12 @@ size_t utf8_sequence(std::string_view s) {
 void append_escaped_label_value(std::string_view s, std::string& out) {
   // NodeDescription is 64 bytes of whatever the device was given: the text format wants UTF-8
   // and no control characters, or the whole scrape fails to parse.
+  const bool plain = std::all_of(
+      s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7F && c != '\\' && c != '"'; });
+  if (plain) {  // the usual description: nothing to escape or replace
+    out.append(s);
+    return;
+  }
   for (size_t i = 0; i < s.size();) {
     const char c = s[i];
     const size_t n = utf8_sequence(s.substr(i));

@@ -25,12 +25,17 @@ namespace ibpulse::converters {
 inline constexpr size_t kVirtualLanes = 16;  // VL0-14 data, VL15 management
 using collector::PortKeyHash;
 
+enum class VlColumn : uint8_t { kXmitData, kRcvData, kXmitPackets, kRcvPackets };
+
 struct VlCounts {
   uint64_t xmit_octets = 0, rcv_octets = 0;  // data dwords x 4
   uint64_t xmit_packets = 0, rcv_packets = 0;
-};
 
-enum class VlColumn : uint8_t { kXmitData, kRcvData, kXmitPackets, kRcvPackets };
+  uint64_t& operator[](VlColumn column);
+  uint64_t operator[](VlColumn column) const {
+    return const_cast<VlCounts&>(*this)[column];  // NOLINT: one table for both
+  }
+};
 
 struct PortVlTraffic {
   std::array<VlCounts, kVirtualLanes> vl{};
