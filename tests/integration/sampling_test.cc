@@ -170,12 +170,13 @@ TEST_F(Sampling, PerVlTrafficTotalsAddEverySample) {
   const std::string line5 = out.err.substr(at5, out.err.find('\n', at5) - at5);
   EXPECT_NE(line5.find("packets_sampled=false"), std::string::npos) << line5;
   EXPECT_EQ(out.err.find("port=1 vl=0 "), std::string::npos);
-  // The responder runs a sample at least 50 ms, started every 100 ms after the last ended:
-  // between a third and all of the time is covered.
+  // A sample runs at least 50 ms on the responder; the next starts 100 ms after one ends, later
+  // when the machine is loaded (a loaded CI run measured 0.09). The exact arithmetic is in the
+  // unit tests (vl_traffic_test.cc); here: a fraction that the samples really covered.
   const auto coverage_at = out.err.find("coverage=", at);
   ASSERT_NE(coverage_at, std::string::npos);
   const double coverage = std::stod(out.err.substr(coverage_at + 9));
-  EXPECT_GT(coverage, 0.2) << out.err;
+  EXPECT_GT(coverage, 0.01) << out.err;
   EXPECT_LE(coverage, 1.0);
 }
 
