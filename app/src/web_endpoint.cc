@@ -18,7 +18,7 @@ Result<std::unique_ptr<WebEndpoint>> WebEndpoint::start(const std::string& liste
   options.listen_address = listen_address;
   WebEndpoint* self = endpoint.get();
   auto server = MetricsServer::start(
-      options, [self](std::string& out) { self->metrics(out); },
+      options, [self](const MetricsServer::BodyWriter& write) { self->metrics(write); },
       [self] { return self->landing(); });
   if (!server) return Error{server.error()};
   endpoint->server_ = std::move(*server);
@@ -26,9 +26,12 @@ Result<std::unique_ptr<WebEndpoint>> WebEndpoint::start(const std::string& liste
   return endpoint;
 }
 
-void WebEndpoint::metrics(std::string& out) {
+void WebEndpoint::metrics(const MetricsServer::BodyWriter& write) {
+  // One snapshot for the whole scrape: a rediscovery or a sweep publishing meanwhile never mixes
+  // into it. The scratch buffer (~1 MB) is the worker thread's.
   const auto snap = sources_.snapshots->load();
-  if (snap) renderer_.render(*snap, out);
+  thread_local std::string scratch;
+  if (snap) renderer_.render(*snap, scratch, write);
   exporters::prometheus::DaemonStatus status;
   status.poller = sources_.poller();
   status.converter = sources_.converter();
@@ -42,8 +45,10 @@ void WebEndpoint::metrics(std::string& out) {
     status.scrape_errors = st.errors;
     status.last_scrape_seconds = st.last_scrape_seconds;
   }
+  scratch.clear();
   self_.update(status);
-  self_.append(out);
+  self_.append(scratch);
+  write(scratch);
 }
 
 std::string WebEndpoint::landing() const {

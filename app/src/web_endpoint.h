@@ -37,7 +37,7 @@ class WebEndpoint {
 
  private:
   WebEndpoint(exporters::prometheus::MetricGroups groups, Sources sources);
-  void metrics(std::string& out);
+  void metrics(const exporters::prometheus::MetricsServer::BodyWriter& write);
   std::string landing() const;
 
   Sources sources_;

@@ -10,10 +10,13 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <chrono>
 #include <map>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -23,12 +26,40 @@ namespace {
 struct Response {
   int status = 0;                              // 0: no response (connection failed or closed early)
   std::map<std::string, std::string> headers;  // names lower-cased
-  std::string body;
+  std::string body;                            // de-chunked
+  bool complete = false;  // a chunked body's final zero-size chunk arrived, or not chunked
+  size_t chunks = 0;
 };
+
+// Decodes a Transfer-Encoding: chunked body strictly (no extensions, no trailers).
+void dechunk(std::string_view raw, Response& response) {
+  response.body.clear();
+  for (;;) {
+    size_t eol = raw.find("\r\n");
+    if (eol == std::string_view::npos || eol == 0) return;
+    size_t size = 0;
+    for (char c : raw.substr(0, eol)) {
+      if (!std::isxdigit(static_cast<unsigned char>(c))) return;
+      size = size * 16 + static_cast<size_t>(std::isdigit(static_cast<unsigned char>(c))
+                                                 ? c - '0'
+                                                 : std::tolower(c) - 'a' + 10);
+    }
+    raw.remove_prefix(eol + 2);
+    if (size == 0) {
+      response.complete = raw == "\r\n";
+      return;
+    }
+    if (raw.size() < size + 2 || raw.substr(size, 2) != "\r\n") return;
+    response.body.append(raw.substr(0, size));
+    ++response.chunks;
+    raw.remove_prefix(size + 2);
+  }
+}
 
 // Sends `request` as is and reads until the server closes the connection. `half_close` ends the
 // request stream after sending (a client giving up mid-request).
-Response roundtrip(uint16_t port, const std::string& request, bool half_close = false) {
+Response roundtrip(uint16_t port, const std::string& request, bool half_close = false,
+                   bool read_head_only = false) {
   Response response;
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return response;
@@ -53,6 +84,7 @@ Response roundtrip(uint16_t port, const std::string& request, bool half_close = 
     ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
     if (n <= 0) break;
     raw.append(buffer, static_cast<size_t>(n));
+    if (read_head_only && raw.find("\r\n\r\n") != std::string::npos) break;
   }
   ::close(fd);
 
@@ -71,14 +103,21 @@ Response roundtrip(uint16_t port, const std::string& request, bool half_close = 
     response.headers[name] = value == std::string::npos ? "" : header.substr(value);
     line = eol + 2;
   }
-  response.body = raw.substr(head_end + 4);
+  std::string_view body = std::string_view(raw).substr(head_end + 4);
+  auto coding = response.headers.find("transfer-encoding");
+  if (coding != response.headers.end() && coding->second == "chunked") {
+    dechunk(body, response);
+  } else {
+    response.body = body;
+    response.complete = true;
+  }
   return response;
 }
 
 Response get(uint16_t port, const std::string& path, const std::string& extra_headers = "",
-             const std::string& method = "GET") {
-  return roundtrip(port, method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + extra_headers +
-                             "Connection: close\r\n\r\n");
+             const std::string& method = "GET", const std::string& version = "HTTP/1.1") {
+  return roundtrip(port, method + " " + path + " " + version + "\r\nHost: 127.0.0.1\r\n" +
+                             extra_headers + "Connection: close\r\n\r\n");
 }
 
 std::string gunzip(const std::string& in) {
@@ -119,7 +158,16 @@ class HttpServerTest : public ::testing::Test {
     HttpOptions options;
     options.listen_address = "127.0.0.1:0";
     auto server = MetricsServer::start(
-        options, [](std::string& out) { out.append(*body_); },
+        options,
+        [](const MetricsServer::BodyWriter& write) {
+          // In uneven pieces, some smaller than a chunk, some larger.
+          std::string_view rest = *body_;
+          for (size_t piece = 100; !rest.empty(); piece *= 3) {
+            piece = std::min(piece, rest.size());
+            write(rest.substr(0, piece));
+            rest.remove_prefix(piece);
+          }
+        },
         [] { return std::string(kLanding); });
     ASSERT_TRUE(server.ok()) << server.error();
     server_ = std::move(server).value().release();
@@ -152,9 +200,12 @@ TEST_F(HttpServerTest, MetricsPlainWithExactContentType) {
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.headers["content-type"], "text/plain; version=0.0.4; charset=utf-8");
   EXPECT_EQ(r.headers.count("content-encoding"), 0u);
-  EXPECT_EQ(r.headers["content-length"], std::to_string(body.size()));
+  EXPECT_EQ(r.headers["transfer-encoding"], "chunked");
+  EXPECT_EQ(r.headers.count("content-length"), 0u);
+  EXPECT_TRUE(r.complete);
   EXPECT_EQ(r.body, body);
   EXPECT_GE(body.size(), 200'000u);
+  EXPECT_GE(r.chunks, 2u);  // streamed, not sent whole
   EXPECT_EQ(new_scrapes(), 1u);
   EXPECT_EQ(new_errors(), 0u);
   EXPECT_GT(server_->stats().last_scrape_seconds, 0.0);
@@ -165,6 +216,7 @@ TEST_F(HttpServerTest, MetricsGzipWhenAsked) {
   ASSERT_EQ(r.status, 200);
   EXPECT_EQ(r.headers["content-encoding"], "gzip");
   EXPECT_EQ(r.headers["content-type"], "text/plain; version=0.0.4; charset=utf-8");
+  EXPECT_TRUE(r.complete);
   EXPECT_LT(r.body.size(), body.size() / 4);
   EXPECT_EQ(gunzip(r.body), body);
 
@@ -185,10 +237,18 @@ TEST_F(HttpServerTest, LandingPageAndQueryString) {
   EXPECT_EQ(get(port(), "/metrics?x=1").body, body);
 }
 
+// An HTTP/1.0 client cannot read chunks: its body ends where the connection does.
+TEST_F(HttpServerTest, Http10ClientsGetAPlainBody) {
+  Response r = get(port(), "/metrics", "", "GET", "HTTP/1.0");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.headers.count("transfer-encoding"), 0u);
+  EXPECT_EQ(r.body, body);
+}
+
 TEST_F(HttpServerTest, HeadSendsHeadersOnly) {
   Response r = get(port(), "/metrics", "", "HEAD");
   EXPECT_EQ(r.status, 200);
-  EXPECT_EQ(r.headers["content-length"], std::to_string(body.size()));
+  EXPECT_EQ(r.headers["content-type"], "text/plain; version=0.0.4; charset=utf-8");
   EXPECT_TRUE(r.body.empty());
   r = get(port(), "/", "", "HEAD");
   EXPECT_EQ(r.status, 200);
@@ -251,14 +311,14 @@ TEST_F(HttpServerTest, SecondServerOnTheSamePortFailsNamingTheAddress) {
   HttpOptions options;
   options.listen_address = "127.0.0.1:" + std::to_string(port());
   auto second = MetricsServer::start(
-      options, [](std::string&) {}, [] { return std::string(); });
+      options, [](const MetricsServer::BodyWriter&) {}, [] { return std::string(); });
   ASSERT_FALSE(second.ok());
   EXPECT_EQ(second.error(), "cannot listen on " + options.listen_address + ": address in use");
   EXPECT_EQ(get(port(), "/metrics").body, body);  // the first one is unaffected
 }
 
 TEST(HttpServer, BadOptionsAreClearErrors) {
-  auto nothing = [](std::string&) {};
+  auto nothing = [](const MetricsServer::BodyWriter&) {};
   auto landing = [] { return std::string(); };
   HttpOptions options;
   options.listen_address = "127.0.0.1";
@@ -283,7 +343,7 @@ TEST(HttpServer, TlsFailureIsAClearError) {
   options.listen_address = "127.0.0.1:0";
   options.tls_certificate = "/nonexistent/ibpulse-test.pem";
   auto r = MetricsServer::start(
-      options, [](std::string&) {}, [] { return std::string(); });
+      options, [](const MetricsServer::BodyWriter&) {}, [] { return std::string(); });
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(r.error().starts_with("cannot ")) << r.error();
   EXPECT_NE(r.error().find("127.0.0.1:0"), std::string::npos) << r.error();
@@ -293,11 +353,68 @@ TEST(HttpServer, AThrowingMetricsFnIsA500AndCounted) {
   HttpOptions options;
   options.listen_address = "127.0.0.1:0";
   auto server = MetricsServer::start(
-      options, [](std::string&) { throw std::runtime_error("boom"); },
+      options, [](const MetricsServer::BodyWriter&) { throw std::runtime_error("boom"); },
       [] { return std::string("x"); });
   ASSERT_TRUE(server.ok()) << server.error();
   EXPECT_EQ(get((*server)->port(), "/metrics").status, 500);
   EXPECT_EQ(get((*server)->port(), "/").status, 200);
+  EXPECT_EQ((*server)->stats().errors, 1u);
+  EXPECT_EQ((*server)->stats().scrapes, 0u);
+}
+
+// Failing after the head went out: no 500 is possible any more, so the body stops without its
+// final chunk and the scraper sees a broken response, never a short one that parses.
+TEST(HttpServer, AFailureMidBodyLeavesTheChunkedBodyUnfinished) {
+  HttpOptions options;
+  options.listen_address = "127.0.0.1:0";
+  const std::string first(200'000, 'x');
+  auto server = MetricsServer::start(
+      options,
+      [&first](const MetricsServer::BodyWriter& write) {
+        write(first);
+        throw std::runtime_error("boom");
+      },
+      [] { return std::string("x"); });
+  ASSERT_TRUE(server.ok()) << server.error();
+  Response r = get((*server)->port(), "/metrics");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_FALSE(r.complete);
+  EXPECT_EQ(r.body, first);
+  EXPECT_EQ((*server)->stats().errors, 1u);
+  EXPECT_EQ((*server)->stats().scrapes, 0u);
+}
+
+// A scraper that gives up stops the rendering: write() throws instead of rendering on into a
+// closed connection.
+TEST(HttpServer, AClientThatGoesAwayStopsTheRendering) {
+  HttpOptions options;
+  options.listen_address = "127.0.0.1:0";
+  constexpr int kPieces = 400;  // 400 MB if nothing stopped it
+  std::atomic<int> written{0};
+  std::atomic<bool> stopped{false};
+  const std::string piece(1 << 20, 'x');
+  auto server = MetricsServer::start(
+      options,
+      [&](const MetricsServer::BodyWriter& write) {
+        try {
+          for (int i = 0; i < kPieces; ++i) {
+            write(piece);
+            ++written;
+          }
+        } catch (...) {
+          stopped = true;
+          throw;
+        }
+      },
+      [] { return std::string("x"); });
+  ASSERT_TRUE(server.ok()) << server.error();
+  Response r = roundtrip((*server)->port(), "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n",
+                         /*half_close=*/false, /*read_head_only=*/true);
+  EXPECT_EQ(r.status, 200);
+  for (int i = 0; i < 100 && (*server)->stats().errors == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_TRUE(stopped.load());
+  EXPECT_LT(written.load(), kPieces);
   EXPECT_EQ((*server)->stats().errors, 1u);
   EXPECT_EQ((*server)->stats().scrapes, 0u);
 }

@@ -42,36 +42,6 @@ bool q_is_zero(std::string_view params) {
   return false;
 }
 
-// One deflate state per thread: deflateInit2 allocates ~256 KiB, deflateReset reuses it.
-class Deflater {
- public:
-  Deflater() = default;
-  Deflater(const Deflater&) = delete;
-  Deflater& operator=(const Deflater&) = delete;
-  ~Deflater() {
-    if (initialized_) deflateEnd(&stream_);
-  }
-
-  z_stream* get() {
-    if (!initialized_) {
-      // 15 + 16: a gzip wrapper. Level 1: /metrics text compresses ~10x even at the fastest
-      // level, and compression time adds to every scrape of a large fabric.
-      if (deflateInit2(&stream_, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-          Z_OK) {
-        return nullptr;
-      }
-      initialized_ = true;
-    } else if (deflateReset(&stream_) != Z_OK) {
-      return nullptr;
-    }
-    return &stream_;
-  }
-
- private:
-  z_stream stream_{};
-  bool initialized_ = false;
-};
-
 }  // namespace
 
 bool accepts_gzip(std::string_view accept_encoding) {
@@ -90,36 +60,66 @@ bool accepts_gzip(std::string_view accept_encoding) {
   return any;
 }
 
-Status gzip_compress(std::string_view in, std::string& out) {
-  thread_local Deflater deflater;
-  z_stream* stream = deflater.get();
-  if (stream == nullptr) return Err("gzip: cannot initialise zlib");
+// One deflate state per thread: deflateInit2 allocates ~256 KiB, deflateReset reuses it.
+struct GzipStream::Deflater {
+  Deflater() = default;
+  Deflater(const Deflater&) = delete;
+  Deflater& operator=(const Deflater&) = delete;
+  ~Deflater() {
+    if (initialized) deflateEnd(&stream);
+  }
 
-  // deflateBound covers the whole output, so one deflate call normally suffices; the loop is
-  // for inputs over 4 GiB (avail_in is 32-bit).
-  out.resize(std::max<size_t>(deflateBound(stream, static_cast<uLong>(in.size())), 64));
-  size_t produced = 0;
-  stream->next_in = reinterpret_cast<const Bytef*>(in.data());
-  size_t remaining = in.size();
-  int flush = Z_NO_FLUSH;
+  bool reset() {
+    if (initialized) return deflateReset(&stream) == Z_OK;
+    // 15 + 16: a gzip wrapper. Level 1: /metrics text compresses ~10x even at the fastest
+    // level, and compression time adds to every scrape of a large fabric.
+    initialized =
+        deflateInit2(&stream, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK;
+    return initialized;
+  }
+
+  z_stream stream{};
+  bool initialized = false;
+};
+
+Result<GzipStream> GzipStream::begin() {
+  thread_local Deflater deflater;
+  if (!deflater.reset()) return Err("gzip: cannot initialise zlib");
+  return GzipStream(&deflater);
+}
+
+Status GzipStream::write(std::string_view in, std::string& out) {
+  return deflate_into(in, Z_NO_FLUSH, out);
+}
+
+Status GzipStream::finish(std::string& out) {
+  return deflate_into({}, Z_FINISH, out);
+}
+
+// Runs deflate until it has taken all of `in` (and, for Z_FINISH, written the trailer), growing
+// `out` as needed. Text compresses ~10x, so out grows by a fraction of in.
+Status GzipStream::deflate_into(std::string_view in, int flush, std::string& out) {
+  z_stream& stream = deflater_->stream;
+  stream.next_in = reinterpret_cast<const Bytef*>(in.data());
   int rc = Z_OK;
+  size_t remaining = in.size();
   do {
-    auto chunk = static_cast<uInt>(std::min<size_t>(remaining, UINT_MAX));
-    stream->avail_in = chunk;
-    remaining -= chunk;
-    flush = remaining == 0 ? Z_FINISH : Z_NO_FLUSH;
+    // avail_in is 32-bit: feed inputs over 4 GiB in parts.
+    auto part = static_cast<uInt>(std::min<size_t>(remaining, UINT_MAX));
+    stream.avail_in = part;
+    remaining -= part;
+    const int mode = remaining == 0 ? flush : Z_NO_FLUSH;
     do {
-      if (produced == out.size()) out.resize(out.size() * 2);
-      auto room = static_cast<uInt>(std::min<size_t>(out.size() - produced, UINT_MAX));
-      stream->next_out = reinterpret_cast<Bytef*>(out.data() + produced);
-      stream->avail_out = room;
-      rc = deflate(stream, flush);
+      const size_t used = out.size();
+      const size_t room = std::max<size_t>(part / 4, 16 * 1024);
+      out.resize(used + room);
+      stream.next_out = reinterpret_cast<Bytef*>(out.data() + used);
+      stream.avail_out = static_cast<uInt>(room);
+      rc = deflate(&stream, mode);
+      out.resize(used + room - stream.avail_out);
       if (rc == Z_STREAM_ERROR) return Err("gzip: deflate failed");
-      produced += room - stream->avail_out;
-    } while (stream->avail_out == 0);
-  } while (flush != Z_FINISH);
-  if (rc != Z_STREAM_END) return Err("gzip: deflate did not finish");
-  out.resize(produced);
+    } while (stream.avail_in > 0 || (mode == Z_FINISH && rc != Z_STREAM_END));
+  } while (remaining > 0);
   return Ok{};
 }
 

@@ -1,7 +1,9 @@
 #pragma once
-// gzip for /metrics responses (zlib). Private to the exporter.
+// gzip for /metrics responses (zlib), compressed as the body streams out. Private to the
+// exporter.
 //
-// Thread safety: each thread uses its own zlib stream; calls from distinct threads are safe.
+// Thread safety: a GzipStream belongs to one thread at a time; each thread keeps its own zlib
+// state, so streams on distinct threads are independent.
 
 #include <string>
 #include <string_view>
@@ -14,8 +16,22 @@ namespace ibpulse::exporters::prometheus {
 // is given q=0).
 bool accepts_gzip(std::string_view accept_encoding);
 
-// Compresses `in` into `out` (replacing its contents) as one gzip member. The zlib stream and
-// `out`'s capacity are reused between calls on the same thread.
-Status gzip_compress(std::string_view in, std::string& out);
+// One gzip member, fed piece by piece: compressed bytes are appended to the caller's `out`,
+// which the caller drains whenever it likes. The zlib state (~256 KiB) is the calling thread's
+// and is reused by the next stream on that thread.
+class GzipStream {
+ public:
+  // Fails only when zlib cannot allocate its state.
+  static Result<GzipStream> begin();
+
+  Status write(std::string_view in, std::string& out);
+  Status finish(std::string& out);  // the last compressed bytes and the gzip trailer
+
+ private:
+  struct Deflater;
+  explicit GzipStream(Deflater* deflater) : deflater_(deflater) {}
+  Status deflate_into(std::string_view in, int flush, std::string& out);
+  Deflater* deflater_;
+};
 
 }  // namespace ibpulse::exporters::prometheus

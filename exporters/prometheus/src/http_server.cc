@@ -8,17 +8,27 @@
 #include <chrono>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "gzip.h"
+#include "streamed_response.h"
 
 namespace ibpulse::exporters::prometheus {
 namespace {
 
+using namespace std::string_view_literals;
+
 constexpr unsigned kFeatureTls = 2;   // mg_check_feature: HTTPS
 constexpr unsigned kFeatureIpv6 = 8;  // mg_check_feature: IPv6
+
+constexpr std::string_view kMetricsHeaders =
+    "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\nVary: Accept-Encoding\r\n";
+constexpr std::string_view kMetricsGzipHeaders =
+    "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\nVary: Accept-Encoding\r\n"
+    "Content-Encoding: gzip\r\n";
 
 // "[host]:port" -> civetweb's listening_ports value ("port", "1.2.3.4:port", "[::1]:port",
 // with an `s` suffix for TLS).
@@ -89,38 +99,39 @@ struct MetricsServer::Impl {
 
   int serve_metrics(mg_connection* conn, bool head) {
     auto begin = std::chrono::steady_clock::now();
-    // Reused per worker thread: after the first scrapes, a scrape allocates nothing here.
-    thread_local std::string body;
-    thread_local std::string compressed;
-    body.clear();
-    try {
-      metrics(body);
-    } catch (const std::exception&) {
-      errors.fetch_add(1, std::memory_order_relaxed);
-      return error_response(conn, 500, "Internal Server Error", "", head);
-    }
     const char* accept = mg_get_header(conn, "Accept-Encoding");
-    bool gzip = accept != nullptr && accepts_gzip(accept);
-    std::string_view payload = body;
-    if (gzip) {
-      if (!gzip_compress(body, compressed).ok()) {
-        errors.fetch_add(1, std::memory_order_relaxed);
-        return error_response(conn, 500, "Internal Server Error", "", head);
-      }
-      payload = compressed;
+    const bool gzip = accept != nullptr && accepts_gzip(accept);
+    std::optional<GzipStream> compressor;
+    if (gzip && !head) {
+      auto stream = GzipStream::begin();
+      if (!stream.ok()) return failed_scrape(conn, nullptr);
+      compressor = std::move(stream).value();
     }
-    std::string_view headers = gzip ? "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
-                                      "Content-Encoding: gzip\r\nVary: Accept-Encoding\r\n"
-                                    : "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
-                                      "Vary: Accept-Encoding\r\n";
-    if (!respond(conn, 200, "OK", headers, payload, head)) {
-      errors.fetch_add(1, std::memory_order_relaxed);
-      return 200;
+    const mg_request_info* request = mg_get_request_info(conn);
+    const bool http10 = request->http_version != nullptr && request->http_version == "1.0"sv;
+    StreamedResponse response(conn, gzip ? kMetricsGzipHeaders : kMetricsHeaders, !http10,
+                              std::move(compressor));
+    try {
+      if (head) {
+        response.send_head();
+      } else {
+        metrics([&response](std::string_view piece) { response.write(piece); });
+        response.finish();
+      }
+    } catch (const std::exception&) {
+      return failed_scrape(conn, &response);
     }
     std::chrono::duration<double> took = std::chrono::steady_clock::now() - begin;
     last_scrape_seconds.store(took.count(), std::memory_order_relaxed);
     scrapes.fetch_add(1, std::memory_order_relaxed);
     return 200;
+  }
+
+  // A 500 when nothing was sent yet; otherwise the connection closes without the body's end.
+  int failed_scrape(mg_connection* conn, const StreamedResponse* response) {
+    errors.fetch_add(1, std::memory_order_relaxed);
+    if (response != nullptr && response->head_sent()) return 200;
+    return error_response(conn, 500, "Internal Server Error", "", false);
   }
 
   int serve_landing(mg_connection* conn, bool head) {

@@ -4,8 +4,9 @@
 //
 // Behaviour: GET and HEAD only (other methods: 405), unknown paths: 404, requests whose headers
 // exceed 16 KiB are refused by civetweb with a 4xx. `/metrics` is gzip-compressed when the
-// request's Accept-Encoding allows it. Nothing is logged per request; failures are counted in
-// Stats and the caller decides what to log.
+// request's Accept-Encoding allows it, and streamed in chunks (Transfer-Encoding: chunked; to an
+// HTTP/1.0 client, ended by closing the connection). Nothing is logged per request; failures are
+// counted in Stats and the caller decides what to log.
 //
 // Thread safety: MetricsFn and LandingFn are called concurrently from up to `threads` worker
 // threads and must be safe for that. stats() and port() may be called from any thread. The
@@ -15,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "ibpulse/base/result.h"
 
@@ -35,15 +37,19 @@ struct HttpOptions {
 
 class MetricsServer {
  public:
-  // Writes the /metrics body (Prometheus text 0.0.4) into `out`, which the server clears and
-  // reuses per worker thread so a scrape allocates little once buffers have grown.
-  using MetricsFn = std::function<void(std::string& out)>;
+  // Writes the /metrics body (Prometheus text 0.0.4) by calling `write` with successive
+  // pieces; each goes out (compressed when asked) as an HTTP chunk, so a body of any size never
+  // sits in memory whole. `write` throws when the scrape cannot go on (the client went away):
+  // let that propagate. Not called for HEAD.
+  using BodyWriter = std::function<void(std::string_view piece)>;
+  using MetricsFn = std::function<void(const BodyWriter& write)>;
   using LandingFn = std::function<std::string()>;  // HTML of the landing page `/`
 
   struct Stats {
     uint64_t scrapes = 0;  // /metrics responses sent in full (GET or HEAD)
-    // Scrapes that failed: MetricsFn threw (500 sent), compression failed, or the client went
-    // away before the body was written.
+    // Scrapes that failed: MetricsFn threw, compression failed, or the client went away before
+    // the body was written. A 500 when nothing was sent yet, else the connection is closed
+    // before the body's end.
     uint64_t errors = 0;
     double last_scrape_seconds = 0;  // render + compress + write of the last complete scrape
   };
