@@ -22,6 +22,7 @@ using schema::Attribute;
 using namespace std::chrono_literals;
 
 const PortKey kHca{0x0002c90300000001ull, 1}, kSwitch{0x0002c90300000abcull, 7};
+const PortKey kSwitchDown{0x0002c90300000abcull, 8};  // no cable: Down, Polling
 const Clock::time_point t0 = Clock::time_point{} + 1h;
 
 std::shared_ptr<collector::Topology> fabric() {
@@ -49,6 +50,15 @@ std::shared_ptr<collector::Topology> fabric() {
     p.link.mtu = 5;
     t->ports.push_back(p);
   }
+  collector::Port down;
+  down.key = kSwitchDown;
+  down.lid = 3;
+  down.link.state = 1;
+  down.link.phys_state = 2;
+  down.link.width_active = 2;  // what PortInfo of a down port still says (ibsim's does)
+  down.link.speed_active = 1;
+  down.link.mtu = 5;
+  t->ports.push_back(down);
   return t;
 }
 
@@ -136,6 +146,22 @@ TEST(Renderer, SaturationGaugesAndInfo) {
                         R"(remote_description="node01 HCA-1"} 1)"))
       << out;
   EXPECT_NE(out.find("infiniband_port_last_read_age_seconds{" + sw + "} 2\n"), std::string::npos)
+      << out;
+}
+
+// A Down port has a state but no width, rate or speed: PortInfo's values for them mean nothing
+// until the link trains.
+TEST(Renderer, ADownPortHasNoWidthOrRate) {
+  const std::string out = render_fabric();
+  const std::string down = R"(node_guid="0x0002c90300000abc",port="8")";
+  EXPECT_TRUE(has_line(out, "infiniband_port_state{" + down + "} 1")) << out;
+  EXPECT_TRUE(has_line(out, "infiniband_port_phys_state{" + down + "} 2"));
+  EXPECT_EQ(out.find("infiniband_port_link_width_lanes{" + down), std::string::npos);
+  EXPECT_EQ(out.find("infiniband_port_link_rate_bytes_per_second{" + down), std::string::npos);
+  EXPECT_TRUE(has_line(out, "infiniband_port_info{" + down +
+                                R"(,node_description="leaf \"A\\1\"\nrack",node_type="switch",)"
+                                R"(system_image_guid="0x0000000000000000",lid="3",link_width="",)"
+                                R"(link_speed=""} 1)"))
       << out;
 }
 

@@ -234,7 +234,13 @@ void for_each_topology_row(const FabricSnapshot& s, F&& f) {
   }
 }
 
-// Gauges from discovery and PortInfo: one per topology port.
+// LinkWidthActive and LinkSpeedActive describe a link that is up (Init, Armed or Active); a Down
+// port still reports values, which no operator should read as its width.
+bool link_up(const collector::LinkState& link) {
+  return link.state >= 2;
+}
+
+// Gauges from discovery and PortInfo: one per topology port (width and rate: while it is up).
 void render_link_gauges(const FabricSnapshot& s, const PortLabels& labels, Output& o) {
   std::string& out = o.text;
   if (!s.topology) return;
@@ -242,6 +248,7 @@ void render_link_gauges(const FabricSnapshot& s, const PortLabels& labels, Outpu
     std::string name;
     std::string_view help;
     uint64_t (*value)(const collector::Port&);
+    bool only_when_up = false;
   };
   const std::vector<Gauge> gauges = {
       {fabric_metric("state"), "PortInfo PortState: 1 Down, 2 Init, 3 Armed, 4 Active",
@@ -253,12 +260,14 @@ void render_link_gauges(const FabricSnapshot& s, const PortLabels& labels, Outpu
       {fabric_metric("link_width_lanes"), "Active link width in lanes",
        [](const collector::Port& p) -> uint64_t {
          return converters::link_lanes(p.link.width_active);
-       }},
+       },
+       true},
       {fabric_metric("link_rate_bytes_per_second"),
        "Data rate of the active link: width x lane data rate, in bytes per second",
        [](const collector::Port& p) -> uint64_t {
          return converters::link_bits_per_second(p.link) / 8;
-       }},
+       },
+       true},
       {fabric_metric("mtu_bytes"), "NeighborMTU in bytes",
        [](const collector::Port& p) -> uint64_t { return converters::mtu_octets(p.link.mtu); }},
       {fabric_metric("lid"), "LID that reaches the port's PMA",
@@ -268,14 +277,19 @@ void render_link_gauges(const FabricSnapshot& s, const PortLabels& labels, Outpu
     header(out, g.name, g.help, "gauge");
     o.done();
     for_each_topology_row(s, [&](const collector::Port& port, size_t i) {
-      line(out, g.name, labels.of(i), g.value(port));
+      if (!g.only_when_up || link_up(port.link)) line(out, g.name, labels.of(i), g.value(port));
       o.done();
     });
   }
 }
 
+std::string_view width_text(const collector::LinkState& link) {
+  return link_up(link) && link.width_active != 0 ? collector::width_name(link.width_active)
+                                                 : std::string_view("");
+}
+
 std::string_view speed_text(const collector::LinkState& link) {
-  return link.state == 0 ? std::string_view("") : collector::speed_name(link);
+  return link_up(link) ? collector::speed_name(link) : std::string_view("");
 }
 
 // One `infiniband_port_info` per topology port: the descriptive labels counters leave out.
@@ -299,7 +313,7 @@ void render_port_info(const FabricSnapshot& s, const PortLabels& labels, Output&
     fmt::format_to(std::back_inserter(extra), "\",system_image_guid=\"0x{:016x}\",lid=\"{}\"",
                    node ? node->system_image_guid : 0, port.lid);
     extra.append(",link_width=\"");
-    if (port.link.width_active != 0) extra.append(collector::width_name(port.link.width_active));
+    extra.append(width_text(port.link));
     extra.append("\",link_speed=\"");
     extra.append(speed_text(port.link));
     extra.push_back('"');
