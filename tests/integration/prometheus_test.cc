@@ -5,9 +5,14 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <fstream>
+#include <map>
 #include <regex>
+#include <set>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include "daemon_client.h"
 #include "sim_fabric.h"
@@ -147,6 +152,118 @@ TEST(Prometheus, AScrapeMatchesTheGoldenFile) {
   const std::string want{std::istreambuf_iterator<char>(file), {}};
   EXPECT_EQ(got, want) << "regenerate with IBPULSE_UPDATE_GOLDEN=1 if the change is meant";
   EXPECT_GT(lines.size(), 100u);
+}
+
+// One scrape's samples: family name -> (label set -> value text).
+using Samples = std::map<std::string, std::map<std::string, std::string>>;
+
+// Parses the sample lines of a scrape; a label set seen twice in a family is a failure.
+Samples parse_samples(const std::string& scrape) {
+  Samples samples;
+  std::istringstream in(scrape);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const size_t brace = line.find('{');
+    const size_t close = line.rfind("} ");
+    if (brace == std::string::npos || close == std::string::npos) continue;  // self-metrics
+    auto& family = samples[line.substr(0, brace)];
+    const bool fresh =
+        family.emplace(line.substr(brace + 1, close - brace - 1), line.substr(close + 2)).second;
+    EXPECT_TRUE(fresh) << "duplicate series: " << line;
+  }
+  return samples;
+}
+
+// The ports (`node_guid="..",port=".."`) a family has series for.
+std::set<std::string> ports_of(const Samples& samples, const std::string& family) {
+  std::set<std::string> out;
+  auto it = samples.find(family);
+  if (it == samples.end()) return out;
+  for (const auto& [labels, value] : it->second) {
+    const size_t port = labels.find(",port=\"");
+    out.insert(labels.substr(0, labels.find('"', port + 7) + 1));
+  }
+  return out;
+}
+
+// Scrapes taken while a link goes down and comes back, with discovery re-running every second:
+// each is one whole snapshot (every family of a port from the same topology, no series twice,
+// the body complete), and no exported counter ever goes backwards from one scrape to the next.
+TEST(Prometheus, ScrapesDuringRediscoveryAreWholeSnapshots) {
+  const auto& hca = fabric().port("Hca1", 1);
+  Daemon d(fabric(),
+           {"--poll.counters-interval", "200ms", "--counters.publish-interval", "100ms",
+            "--discovery.interval", "1s", "--mad.timeout", "20ms", "--state.save-interval", "off"});
+  ASSERT_TRUE(d.wait_for("event=ready ports=12", 10s)) << d.log();
+  const uint16_t port = d.web_port();
+  std::atomic<bool> done{false};
+  std::vector<std::string> scrapes;
+  std::thread scraper([&] {
+    while (!done.load())
+      scrapes.push_back(http_get(port, "/metrics"));
+  });
+  const std::string removed = "event=node_removed node_guid=" + guid_text(hca.node_guid);
+  const std::string added = "event=node_added node_guid=" + guid_text(hca.node_guid);
+  const bool down =
+      fabric().sim("link-down", {"Hca1[1]"}).exit_code == 0 && d.wait_for(removed, 15s);
+  std::this_thread::sleep_for(1500ms);
+  const bool up = fabric().sim("link-up", {"Hca1[1]"}).exit_code == 0 && d.wait_for(added, 15s);
+  std::this_thread::sleep_for(1500ms);
+  done = true;
+  scraper.join();
+  ASSERT_TRUE(down && up) << d.log();
+  ASSERT_GE(scrapes.size(), 10u);
+
+  const std::string hca_labels = "node_guid=\"" + guid_text(hca.node_guid) + "\",port=\"1\"";
+  size_t without_hca = 0;
+  std::map<std::string, uint64_t> last;  // family{labels} -> the previous scrape's value
+  for (size_t n = 0; n < scrapes.size(); ++n) {
+    const std::string& scrape = scrapes[n];
+    SCOPED_TRACE("scrape " + std::to_string(n));
+    ASSERT_NE(scrape.find("\nibpulse_scrapes_total "), std::string::npos) << scrape.substr(0, 500);
+    const Samples samples = parse_samples(scrape);
+    // The topology's families cover the same ports; so do the counters read from one port.
+    const auto topology = ports_of(samples, "infiniband_port_info");
+    EXPECT_GE(topology.size(), 20u);  // 24 ports, less Hca1's 2 while its link is down
+    for (const char* family : {"infiniband_port_state", "infiniband_port_lid",
+                               "infiniband_port_mtu_bytes", "infiniband_port_phys_state"}) {
+      EXPECT_TRUE(ports_of(samples, family) == topology)
+          << family << ": " << ports_of(samples, family).size() << " ports, not "
+          << topology.size();
+    }
+    // Data counters are read from active ports, error counters from every port with a PMA.
+    const auto data = ports_of(samples, "infiniband_port_xmit_data_bytes_total");
+    for (const char* family :
+         {"infiniband_port_rcv_data_bytes_total", "infiniband_port_xmit_packets_total",
+          "infiniband_port_if_out_octets_total", "infiniband_port_if_in_ucast_packets_total"}) {
+      EXPECT_TRUE(ports_of(samples, family) == data)
+          << family << ": " << ports_of(samples, family).size() << " ports, not " << data.size();
+    }
+    const auto errors = ports_of(samples, "infiniband_port_symbol_error_total");
+    EXPECT_GE(errors.size(), data.size());
+    for (const char* family :
+         {"infiniband_port_link_downed_total", "infiniband_port_xmit_discards_total",
+          "infiniband_port_rcv_errors_total"}) {
+      EXPECT_TRUE(ports_of(samples, family) == errors)
+          << family << ": " << ports_of(samples, family).size() << " ports, not " << errors.size();
+    }
+    if (!topology.contains(hca_labels)) ++without_hca;
+    for (const auto& [family, series] : samples) {
+      if (!family.ends_with("_total")) continue;
+      for (const auto& [labels, text] : series) {
+        const uint64_t value = std::stoull(text);
+        auto [it, fresh] = last.emplace(family + "{" + labels + "}", value);
+        if (!fresh) {
+          EXPECT_GE(value, it->second) << family << "{" << labels << "}";
+          it->second = value;
+        }
+      }
+    }
+  }
+  EXPECT_GT(without_hca, 0u);  // some scrapes did see the rediscovered topology
+  // Back to the whole topology at the end.
+  EXPECT_EQ(ports_of(parse_samples(scrapes.back()), "infiniband_port_info"),
+            ports_of(parse_samples(scrapes.front()), "infiniband_port_info"));
 }
 
 TEST(Prometheus, AnAddressInUseStopsTheStartWithAClearError) {
