@@ -134,11 +134,11 @@ int run_daemon(const RunArgs& a) {
       spdlog::info("event=ready ports={} stale={} sweep_seconds={:.3f}", s.ports, s.stale,
                    s.seconds);
     } else if (s.stale > 0) {
-      spdlog::warn("event=sweep sweep={} ports={} stale={} sweep_seconds={:.3f}", s.number, s.ports,
-                   s.stale, s.seconds);
+      spdlog::warn("event=sweep sweep={} ports={} stale={} sweep_seconds={:.3f} lag_seconds={:.3f}",
+                   s.number, s.ports, s.stale, s.seconds, s.lag_seconds);
     } else {
-      spdlog::debug("event=sweep sweep={} ports={} stale=0 sweep_seconds={:.3f}", s.number, s.ports,
-                    s.seconds);
+      spdlog::debug("event=sweep sweep={} ports={} stale=0 sweep_seconds={:.3f} lag_seconds={:.3f}",
+                    s.number, s.ports, s.seconds, s.lag_seconds);
     }
     sweeps.fetch_add(1);
   };

@@ -372,8 +372,11 @@ struct Poller::State {
     if (c.sweep == 0 || c.sweep != sweep_number) return;
     if (!ok) sweep_stale.insert(c.port);
     if (++sweep_done < sweep_expected) return;
-    SweepSummary summary{sweep_number, sweep_expected, sweep_stale.size(),
-                         std::chrono::duration<double>(Clock::now() - sweep_started).count()};
+    // Reads are spread over the interval, so a sweep that keeps up lasts about one interval.
+    const std::chrono::duration<double> took = Clock::now() - sweep_started;
+    const std::chrono::duration<double> interval = options.intervals.counters;
+    SweepSummary summary{sweep_number, sweep_expected, sweep_stale.size(), took.count(),
+                         std::max(0.0, (took - interval).count())};
     sweep_expected = 0;
     {
       std::lock_guard lock(mutex);

@@ -50,6 +50,9 @@ struct SweepSummary {
   size_t ports = 0;
   size_t stale = 0;  // ports whose counters could not be read this sweep, after every retry
   double seconds = 0;
+  // How much longer than poll.counters-interval the sweep took (reads are spread over the
+  // interval): about 0 while the fabric keeps up, growing when it cannot.
+  double lag_seconds = 0;
 };
 
 struct PollerStats {
