@@ -66,6 +66,9 @@ TEST(Prometheus, ServesExactCountersInfoAndSelfMetricsThatLintClean) {
             std::string::npos);
   EXPECT_NE(scrape.find("\nibpulse_build_info{version=\""), std::string::npos);
   EXPECT_NE(scrape.find("\nibpulse_sweeps_total "), std::string::npos);
+  EXPECT_NE(scrape.find("\nibpulse_fabric_nodes 6\n"), std::string::npos);  // 2 switches, 4 HCAs
+  EXPECT_NE(scrape.find("\nibpulse_saturated_counters 0\n"), std::string::npos);
+  EXPECT_NE(scrape.find("\nibpulse_last_sweep_lag_seconds "), std::string::npos);
   size_t xmit_series = 0;
   for (auto at = scrape.find("\ninfiniband_port_xmit_data_bytes_total{"); at != std::string::npos;
        at = scrape.find("\ninfiniband_port_xmit_data_bytes_total{", at + 1)) {

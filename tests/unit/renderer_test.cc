@@ -3,13 +3,9 @@
 #include "ibpulse/exporters/prometheus/renderer.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
-
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 
 #include "ibpulse/converters/converter.h"
+#include "promtool_lint.h"
 #include "sample_builders.h"
 
 namespace ibpulse::exporters::prometheus {
@@ -218,20 +214,9 @@ TEST(Renderer, StreamedInChunksItIsTheSameText) {
 }
 
 TEST(Renderer, PromtoolLintsItClean) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("ibpulse-render-" + std::to_string(::getpid()) + ".prom");
-  std::ofstream(path) << render_fabric();
-  const std::string command = "promtool check metrics < " + path.string() + " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string output;
-  char buf[256];
-  while (std::fgets(buf, sizeof buf, pipe))
-    output += buf;
-  const int status = ::pclose(pipe);
-  std::filesystem::remove(path);
-  EXPECT_EQ(status, 0) << output;
-  EXPECT_EQ(output, "") << output;
+  const testing::LintResult lint = testing::promtool_lint(render_fabric());
+  EXPECT_EQ(lint.status, 0) << lint.output;
+  EXPECT_EQ(lint.output, "");
 }
 
 }  // namespace

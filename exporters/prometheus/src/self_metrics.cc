@@ -54,8 +54,19 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
           [](S s) { return s.poller.sweeps; });
   i.level("ibpulse_last_sweep_duration_seconds", "Duration of the last full sweep",
           [](S s) { return s.poller.last_sweep.seconds; });
+  i.level("ibpulse_last_sweep_lag_seconds",
+          "How much longer than poll.counters-interval the last sweep took (0: keeping up)",
+          [](S s) { return s.poller.last_sweep.lag_seconds; });
   i.level("ibpulse_last_sweep_stale_ports", "Ports the last sweep could not read",
           [](S s) { return static_cast<double>(s.poller.last_sweep.stale); });
+  i.level("ibpulse_fabric_nodes", "Nodes in the last discovery",
+          [](S s) { return static_cast<double>(s.poller.nodes); });
+  i.level("ibpulse_fabric_ports", "Ports in the last discovery",
+          [](S s) { return static_cast<double>(s.poller.ports); });
+  i.total("ibpulse_discoveries_total", "Fabric discoveries run",
+          [](S s) { return s.poller.discoveries; });
+  i.total("ibpulse_discovery_failures_total", "Fabric discoveries that failed",
+          [](S s) { return s.poller.discovery_failures; });
   i.total("ibpulse_late_reads_total",
           "Reads that came due before the previous ones completed: the sweeps lag their interval",
           [](S s) { return s.poller.late_reads; });
@@ -80,10 +91,18 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
           [](S s) { return s.converter.foreign_clears; });
   i.total("ibpulse_own_clears_total", "Counters cleared by ibpulse (counters.clear-policy)",
           [](S s) { return s.converter.own_clears; });
-  i.total("ibpulse_lossy_intervals_total", "Readings that found a narrow counter latched",
+  i.total("ibpulse_own_clears_failed_total", "Clears ibpulse sent that the PMA did not confirm",
+          [](S s) { return s.converter.own_clears_failed; });
+  i.total("ibpulse_saturations_total",
+          "Readings that found a narrow counter latched at all ones (counts beyond it are lost)",
           [](S s) { return s.converter.lossy_intervals; });
+  i.level("ibpulse_saturated_counters", "Narrow counters latched at all ones right now",
+          [](S s) { return static_cast<double>(s.saturated_counters); });
   i.total("ibpulse_source_switches_total", "Counters that moved between 32- and 64-bit sources",
           [](S s) { return s.converter.source_switches; });
+  i.total("ibpulse_discontinuities_total",
+          "Breaks in a counter's history: out-of-band clears plus source switches",
+          [](S s) { return s.converter.foreign_clears + s.converter.source_switches; });
   i.level("ibpulse_snapshot_age_seconds", "Age of the snapshot the scrape was rendered from",
           [](S s) { return s.snapshot_age_seconds; });
   i.total("ibpulse_scrapes_total", "Scrapes of /metrics served", [](S s) { return s.scrapes; });

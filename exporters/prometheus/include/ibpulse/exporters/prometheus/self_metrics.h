@@ -16,6 +16,7 @@ struct DaemonStatus {
   collector::PollerStats poller;
   converters::ConverterStats converter;
   double snapshot_age_seconds = 0;
+  uint64_t saturated_counters = 0;  // latched narrow counters in that snapshot
   uint64_t scrapes = 0, scrape_errors = 0;
   double last_scrape_seconds = 0;
 };

@@ -1,0 +1,87 @@
+// The daemon's own metrics: exact values from a known status, totals that never go backwards
+// (a counter a scrape saw must not shrink), and promtool's lint clean.
+#include "ibpulse/exporters/prometheus/self_metrics.h"
+
+#include <gtest/gtest.h>
+
+#include "promtool_lint.h"
+
+namespace ibpulse::exporters::prometheus {
+namespace {
+
+bool has_line(const std::string& text, const std::string& line) {
+  return text.starts_with(line + "\n") || text.find("\n" + line + "\n") != std::string::npos;
+}
+
+DaemonStatus known_status() {
+  DaemonStatus s;
+  s.poller.sweeps = 7;
+  s.poller.last_sweep.seconds = 11.5;
+  s.poller.last_sweep.lag_seconds = 1.5;
+  s.poller.last_sweep.stale = 2;
+  s.poller.nodes = 6;
+  s.poller.ports = 24;
+  s.poller.discoveries = 3;
+  s.poller.mad.sent = 1000;
+  s.poller.mad.answered = 990;
+  s.poller.mad.failed_timeout = 4;
+  s.poller.mad.failed_unreachable = 5;
+  s.poller.ring_drops = 9;
+  s.converter.foreign_clears = 2;
+  s.converter.source_switches = 3;
+  s.converter.lossy_intervals = 8;
+  s.converter.own_clears = 12;
+  s.saturated_counters = 4;
+  s.snapshot_age_seconds = 0.25;
+  return s;
+}
+
+TEST(SelfMetrics, ExactValuesFromTheStatus) {
+  SelfMetrics metrics("1.2.3");
+  metrics.update(known_status());
+  std::string out;
+  metrics.append(out);
+  EXPECT_TRUE(has_line(out, R"(ibpulse_build_info{version="1.2.3"} 1)")) << out;
+  EXPECT_TRUE(has_line(out, "ibpulse_sweeps_total 7"));
+  EXPECT_TRUE(has_line(out, "ibpulse_last_sweep_duration_seconds 11.5"));
+  EXPECT_TRUE(has_line(out, "ibpulse_last_sweep_lag_seconds 1.5"));
+  EXPECT_TRUE(has_line(out, "ibpulse_last_sweep_stale_ports 2"));
+  EXPECT_TRUE(has_line(out, "ibpulse_fabric_ports 24"));
+  EXPECT_TRUE(has_line(out, "ibpulse_discoveries_total 3"));
+  EXPECT_TRUE(has_line(out, "ibpulse_mads_sent_total 1000"));
+  EXPECT_TRUE(has_line(out, R"(ibpulse_mads_failed_total{reason="timeout"} 4)"));
+  EXPECT_TRUE(has_line(out, R"(ibpulse_mads_failed_total{reason="unreachable"} 5)"));
+  EXPECT_TRUE(has_line(out, "ibpulse_ring_drops_total 9"));
+  EXPECT_TRUE(has_line(out, "ibpulse_foreign_clears_total 2"));
+  EXPECT_TRUE(has_line(out, "ibpulse_discontinuities_total 5"));
+  EXPECT_TRUE(has_line(out, "ibpulse_saturations_total 8"));
+  EXPECT_TRUE(has_line(out, "ibpulse_saturated_counters 4"));
+  EXPECT_TRUE(has_line(out, "ibpulse_own_clears_total 12"));
+  EXPECT_TRUE(has_line(out, "ibpulse_snapshot_age_seconds 0.25"));
+}
+
+TEST(SelfMetrics, TotalsNeverGoBackwardsWhileLevelsFollow) {
+  SelfMetrics metrics("x");
+  metrics.update(known_status());
+  DaemonStatus lower = known_status();
+  lower.poller.sweeps = 5;
+  lower.saturated_counters = 1;
+  metrics.update(lower);
+  std::string out;
+  metrics.append(out);
+  EXPECT_TRUE(has_line(out, "ibpulse_sweeps_total 7")) << out;
+  EXPECT_TRUE(has_line(out, "ibpulse_saturated_counters 1"));
+}
+
+TEST(SelfMetrics, PromtoolLintsThemClean) {
+  SelfMetrics metrics("1.2.3");
+  metrics.update(known_status());
+  std::string out;
+  metrics.append(out);
+  const testing::LintResult lint = testing::promtool_lint(out);
+  EXPECT_EQ(lint.status, 0) << lint.output;
+  EXPECT_EQ(lint.output, "");
+}
+
+}  // namespace
+}  // namespace ibpulse::exporters::prometheus
