@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "gzip.h"
+#include "listen_spec.h"
 #include "streamed_response.h"
 
 namespace ibpulse::exporters::prometheus {
@@ -21,37 +22,11 @@ namespace {
 
 using namespace std::string_view_literals;
 
-constexpr unsigned kFeatureTls = 2;   // mg_check_feature: HTTPS
-constexpr unsigned kFeatureIpv6 = 8;  // mg_check_feature: IPv6
-
 constexpr std::string_view kMetricsHeaders =
     "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\nVary: Accept-Encoding\r\n";
 constexpr std::string_view kMetricsGzipHeaders =
     "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\nVary: Accept-Encoding\r\n"
     "Content-Encoding: gzip\r\n";
-
-// "[host]:port" -> civetweb's listening_ports value ("port", "1.2.3.4:port", "[::1]:port",
-// with an `s` suffix for TLS).
-Result<std::string> civetweb_listen_spec(const HttpOptions& options) {
-  const std::string& address = options.listen_address;
-  size_t colon = address.rfind(':');
-  if (colon == std::string::npos) return Err("bad listen address '{}': want [host]:port", address);
-  std::string_view host = std::string_view(address).substr(0, colon);
-  std::string_view port = std::string_view(address).substr(colon + 1);
-  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != port.npos ||
-      std::stoul(std::string(port)) > 65535) {
-    return Err("bad listen address '{}': port must be 0 to 65535", address);
-  }
-  if (host.starts_with('[') && !mg_check_feature(kFeatureIpv6)) {
-    return Err("cannot listen on {}: this civetweb was built without IPv6", address);
-  }
-  if (!options.tls_certificate.empty() && !mg_check_feature(kFeatureTls)) {
-    return Err("cannot serve TLS on {}: this civetweb was built without TLS", address);
-  }
-  std::string spec = host.empty() ? std::string(port) : address;
-  if (!options.tls_certificate.empty()) spec += 's';
-  return spec;
-}
 
 }  // namespace
 
@@ -172,7 +147,7 @@ Result<std::unique_ptr<MetricsServer>> MetricsServer::start(const HttpOptions& o
 
   if (options.threads == 0)
     return Err("cannot listen on {}: threads must be at least 1", options.listen_address);
-  Result<std::string> spec = civetweb_listen_spec(options);
+  Result<std::string> spec = detail::civetweb_listen_spec(options);
   if (!spec.ok()) return Error{spec.error()};
 
   auto impl = std::make_unique<Impl>();
@@ -211,17 +186,7 @@ Result<std::unique_ptr<MetricsServer>> MetricsServer::start(const HttpOptions& o
   if (impl->context == nullptr) {
     std::string_view reason = error_text.data();
     if (!impl->start_log.empty()) reason = impl->start_log;
-    if (reason.find("in use") != reason.npos) reason = "address in use";
-    if (!options.tls_certificate.empty() && reason.find("load_tls_dll") != reason.npos) {
-      // Debian 12's civetweb 1.15 dlopens libssl.so and looks up OpenSSL 1.1 names that
-      // OpenSSL 3 no longer exports (SSL_get_peer_certificate).
-      return Err(
-          "cannot serve TLS on {}: civetweb cannot use this OpenSSL ({}); put a TLS "
-          "reverse proxy in front instead",
-          options.listen_address, reason);
-    }
-    if (reason.empty()) reason = "civetweb failed to start";
-    return Err("cannot listen on {}: {}", options.listen_address, reason);
+    return detail::civetweb_start_error(options, reason);
   }
   impl->started.store(true);
   mg_set_request_handler(impl->context, "/", &Impl::handle, impl.get());
