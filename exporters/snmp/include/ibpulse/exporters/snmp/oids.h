@@ -17,6 +17,8 @@ using Oid = std::vector<uint32_t>;
 inline const Oid kIbpulseRoot = {1, 3, 6, 1, 4, 1, 8072, 9999, 9999};
 // infinibandMIB (experimental 117), as IB-SMA-MIB uses.
 inline const Oid kInfinibandMib = {1, 3, 6, 1, 3, 117};
+// IB-IF-MIB's ibIfMIB: infinibandMIB 2 (docs/snmp.md says why).
+inline const Oid kIbIfMib = {1, 3, 6, 1, 3, 117, 2};
 
 // Dotted-decimal text, as snmpwalk prints with -On ("1.3.6.1...").
 std::string to_string(const Oid& oid);

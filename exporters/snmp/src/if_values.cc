@@ -1,0 +1,233 @@
+// Column values of the system group, ifNumber, ifTable and ifXTable (RFC 2863 as the IB-IF-MIB
+// draft's section 2.2.7 applies it to InfiniBand ports).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "ibpulse/converters/if_mib.h"
+#include "ibpulse/converters/interface_status.h"
+#include "mib_objects.h"
+
+namespace ibpulse::exporters::snmp::mib {
+namespace {
+
+using converters::PortSnapshot;
+using schema::CounterId;
+using schema::DerivedId;
+
+constexpr uint64_t kIfTypeInfiniband = 199;  // IANAifType infiniband(199)
+constexpr uint64_t kTrue = 1, kFalse = 2;    // TruthValue
+constexpr uint64_t kDisabled = 2;            // ifLinkUpDownTrapEnable
+
+bool set(VarBind& out, VarType type, uint64_t number) {
+  out.type = type;
+  out.number = number;
+  return true;
+}
+
+bool set_text(VarBind& out, std::string_view text) {
+  out.type = VarType::kOctetString;
+  out.text.assign(text);
+  return true;
+}
+
+// TimeTicks of sysUpTime at `t`: 0 when it came before the agent started (RFC 2863).
+uint64_t ticks_at(const Reader& r, MibView::Clock::time_point t) {
+  if (t <= r.agent_start) return 0;
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::milliseconds>(t - r.agent_start).count() / 10);
+}
+
+// A node's name as operators know it: the node-name map's or its description, else its GUID.
+std::string node_name(const Row& row, const PortSnapshot& p) {
+  if (row.node != nullptr && !row.node->name.empty()) return row.node->name;
+  return fmt::format("0x{:016x}", p.key.node_guid);
+}
+
+// Whether the counters a derived value sums were read: a port never read has no octets, not 0.
+bool derived_present(const PortSnapshot& p, DerivedId id) {
+  switch (id) {
+    case DerivedId::kIfInOctets:
+    case DerivedId::kIfInUcastPkts:
+    case DerivedId::kIfInMulticastPkts:
+      return p.has(CounterId::kRcvData) || p.has(CounterId::kRcvPackets);
+    case DerivedId::kIfOutOctets:
+    case DerivedId::kIfOutUcastPkts:
+    case DerivedId::kIfOutMulticastPkts:
+      return p.has(CounterId::kXmitData) || p.has(CounterId::kXmitPackets);
+    case DerivedId::kIfInDiscards:
+      return p.has(CounterId::kRcvConstraintErrors) || p.has(CounterId::kVl15Dropped);
+    case DerivedId::kIfOutDiscards:
+      return p.has(CounterId::kXmitDiscards) || p.has(CounterId::kXmitConstraintErrors);
+    case DerivedId::kIfInErrors:
+      return p.has(CounterId::kRcvErrors) || p.has(CounterId::kRcvRemotePhysicalErrors);
+  }
+  return false;
+}
+
+bool derived(const PortSnapshot& p, DerivedId id, VarType type, VarBind& out) {
+  if (!derived_present(p, id)) return false;
+  const uint64_t v = p.value(id);
+  return set(out, type, type == VarType::kCounter64 ? v : v & 0xFFFFFFFFu);
+}
+
+// A counter IB-IF-MIB or IF-MIB says is always 0 for InfiniBand, once the port was read.
+bool zero_counter(const PortSnapshot& p, VarType type, VarBind& out) {
+  if (p.present == 0) return false;
+  return set(out, type, 0);
+}
+
+uint64_t link_bits_per_second(const Row& row) {
+  if (row.link == nullptr || row.link->link.state < 2) return 0;  // down: no width or speed
+  return converters::link_bits_per_second(row.link->link);
+}
+
+}  // namespace
+
+bool system_value(const Reader& r, size_t, uint32_t column, VarBind& out) {
+  switch (column) {
+    case 1:
+      return set_text(out, r.system.descr);
+    case 2:
+      out.type = VarType::kObjectId;
+      out.oid_value = r.system.object_id;
+      return true;
+    case 3:
+      return set(out, VarType::kTimeTicks, ticks_at(r, r.now));
+    case 4:
+      return set_text(out, r.system.contact);
+    case 5: {
+      if (r.context.node_guid == 0) return set_text(out, r.system.name);
+      const auto* node = r.view.snapshot().topology
+                             ? r.view.snapshot().topology->find_node(r.context.node_guid)
+                             : nullptr;
+      return set_text(out, node != nullptr ? std::string_view(node->name) : r.context.name);
+    }
+    case 6:
+      return set_text(out, r.system.location);
+    case 7:
+      return set(out, VarType::kInteger, 2);  // sysServices: a link-layer (bridge-like) entity
+  }
+  return false;
+}
+
+bool interfaces_value(const Reader& r, size_t, uint32_t, VarBind& out) {
+  return set(out, VarType::kInteger, r.context.rows.size());  // ifNumber
+}
+
+bool if_value(const Reader& r, size_t row_number, uint32_t column, VarBind& out) {
+  const Row& row = r.context.rows[row_number];
+  const PortSnapshot& p = r.view.snapshot().ports[row.port];
+  switch (column) {
+    case 1:
+      return set(out, VarType::kInteger, row.index);
+    case 2:
+      out.type = VarType::kOctetString;
+      out.text = fmt::format("{} port {} (node GUID 0x{:016x})", node_name(row, p), p.key.port,
+                             p.key.node_guid);
+      return true;
+    case 3:
+      return set(out, VarType::kInteger, kIfTypeInfiniband);
+    case 4:
+      return set(out, VarType::kInteger, p.mtu);
+    case 5:
+      return set(out, VarType::kGauge32,
+                 std::min<uint64_t>(link_bits_per_second(row), 4294967295u));
+    case 6: {
+      out.type = VarType::kOctetString;
+      out.text.clear();
+      if (p.phys_lid != 0) {  // the base LID, two octets big-endian
+        out.text.push_back(static_cast<char>(p.phys_lid >> 8));
+        out.text.push_back(static_cast<char>(p.phys_lid & 0xFF));
+      }
+      return true;
+    }
+    case 7: {  // ifAdminStatus: down only when the port was disabled
+      const bool disabled = row.link != nullptr && row.link->link.phys_state == 3;
+      return set(out, VarType::kInteger, disabled ? 2 : 1);
+    }
+    case 8:
+      return set(out, VarType::kInteger, static_cast<uint64_t>(p.oper_status));
+    case 9:
+      return set(out, VarType::kTimeTicks, ticks_at(r, p.last_change));
+    case 10:
+      return derived(p, DerivedId::kIfInOctets, VarType::kCounter32, out);
+    case 11:
+      return derived(p, DerivedId::kIfInUcastPkts, VarType::kCounter32, out);
+    case 13:
+      return derived(p, DerivedId::kIfInDiscards, VarType::kCounter32, out);
+    case 14:
+      return derived(p, DerivedId::kIfInErrors, VarType::kCounter32, out);
+    case 15:
+      return zero_counter(p, VarType::kCounter32, out);  // ifInUnknownProtos
+    case 16:
+      return derived(p, DerivedId::kIfOutOctets, VarType::kCounter32, out);
+    case 17:
+      return derived(p, DerivedId::kIfOutUcastPkts, VarType::kCounter32, out);
+    case 19:
+      return derived(p, DerivedId::kIfOutDiscards, VarType::kCounter32, out);
+    case 20:
+      return zero_counter(p, VarType::kCounter32, out);  // ifOutErrors
+  }
+  return false;
+}
+
+bool if_x_value(const Reader& r, size_t row_number, uint32_t column, VarBind& out) {
+  const Row& row = r.context.rows[row_number];
+  const PortSnapshot& p = r.view.snapshot().ports[row.port];
+  switch (column) {
+    case 1:  // ifName: what ibnetdiscover and perfquery users call the port
+      out.type = VarType::kOctetString;
+      out.text = fmt::format("{}/{}", node_name(row, p), p.key.port);
+      return true;
+    case 2:
+      return derived(p, DerivedId::kIfInMulticastPkts, VarType::kCounter32, out);
+    case 3:
+    case 5:
+      return zero_counter(p, VarType::kCounter32, out);  // broadcast: none on InfiniBand
+    case 4:
+      return derived(p, DerivedId::kIfOutMulticastPkts, VarType::kCounter32, out);
+    case 6:
+      return derived(p, DerivedId::kIfInOctets, VarType::kCounter64, out);
+    case 7:
+      return derived(p, DerivedId::kIfInUcastPkts, VarType::kCounter64, out);
+    case 8:
+      return derived(p, DerivedId::kIfInMulticastPkts, VarType::kCounter64, out);
+    case 9:
+    case 13:
+      return zero_counter(p, VarType::kCounter64, out);
+    case 10:
+      return derived(p, DerivedId::kIfOutOctets, VarType::kCounter64, out);
+    case 11:
+      return derived(p, DerivedId::kIfOutUcastPkts, VarType::kCounter64, out);
+    case 12:
+      return derived(p, DerivedId::kIfOutMulticastPkts, VarType::kCounter64, out);
+    case 14:  // ibpulse sends no linkUp/linkDown traps
+      return set(out, VarType::kInteger, kDisabled);
+    case 15:
+      return set(out, VarType::kGauge32, link_bits_per_second(row) / 1000000);
+    case 16:
+      return set(out, VarType::kInteger, kFalse);  // ifPromiscuousMode
+    case 17:
+      return set(out, VarType::kInteger, kTrue);  // a physical port (switch port 0 is no row)
+    case 18: {                                    // ifAlias: the port at the other end of the link
+      out.type = VarType::kOctetString;
+      out.text.clear();
+      if (row.link != nullptr && row.link->remote) {
+        const auto* topology = r.view.snapshot().topology.get();
+        const auto* peer = topology ? topology->find_node(row.link->remote->node_guid) : nullptr;
+        const std::string name = peer != nullptr && !peer->name.empty()
+                                     ? peer->name
+                                     : fmt::format("0x{:016x}", row.link->remote->node_guid);
+        out.text = fmt::format("to {}/{}", name, row.link->remote->port);
+      }
+      return true;
+    }
+    case 19:
+      return set(out, VarType::kTimeTicks, ticks_at(r, p.discontinuity));
+  }
+  return false;
+}
+
+}  // namespace ibpulse::exporters::snmp::mib

@@ -1,0 +1,48 @@
+#include "mib_objects.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace ibpulse::exporters::snmp::mib {
+namespace {
+
+std::vector<uint32_t> range(uint32_t first, uint32_t last) {
+  std::vector<uint32_t> v;
+  for (uint32_t c = first; c <= last; ++c)
+    v.push_back(c);
+  return v;
+}
+
+Oid below(const Oid& base, std::initializer_list<uint32_t> more) {
+  Oid oid = base;
+  oid.insert(oid.end(), more);
+  return oid;
+}
+
+std::vector<Object> build() {
+  const Oid mib2 = {1, 3, 6, 1, 2, 1};
+  std::vector<Object> v = {
+      {below(mib2, {1}), range(1, 7), Rows::kScalar, &system_value},
+      {below(mib2, {2}), {1}, Rows::kScalar, &interfaces_value},
+      // ifTable without the deprecated ifInNUcastPkts, ifOutNUcastPkts, ifOutQLen, ifSpecific.
+      {below(mib2, {2, 2, 1}),
+       {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 14, 15, 16, 17, 19, 20},
+       Rows::kInterfaces,
+       &if_value},
+      {below(mib2, {31, 1, 1, 1}), range(1, 19), Rows::kInterfaces, &if_x_value},
+      {below(kIbIfMib, {1, 1, 1}), range(1, 14), Rows::kInterfaces, &port_stat_value},
+      {below(kIbIfMib, {1, 2, 1}), range(2, 5), Rows::kVirtualLanes, &vl_traffic_value},
+  };
+  assert(std::is_sorted(v.begin(), v.end(),
+                        [](const Object& a, const Object& b) { return a.entry < b.entry; }));
+  return v;
+}
+
+}  // namespace
+
+const std::vector<Object>& objects() {
+  static const std::vector<Object> v = build();
+  return v;
+}
+
+}  // namespace ibpulse::exporters::snmp::mib

@@ -1,0 +1,91 @@
+#pragma once
+// The objects a MibView serves, each a subtree: a table (ifTable, ifXTable, the IB-IF-MIB
+// tables) or a group of scalars (the system group, ifNumber), which is a table whose one row has
+// the index 0. Each names its entry OID, its columns and how to read a column of a row. Private
+// to the SNMP exporter.
+//
+// Thread safety: constants; the value functions only read the view they are given.
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ibpulse/collector/topology.h"
+#include "ibpulse/exporters/snmp/mib_view.h"
+
+namespace ibpulse::exporters::snmp::mib {
+
+// One interface of a context.
+struct Row {
+  uint32_t index = 0;                     // ifIndex in its context
+  uint32_t port = 0;                      // in snapshot.ports
+  const collector::Port* link = nullptr;  // the topology's port; null once it left discovery
+  const collector::Node* node = nullptr;  // null once it left discovery
+};
+
+// One (interface, VL) of ibIfVLTrafficTable.
+struct VlRow {
+  uint32_t index = 0;
+  uint32_t vl = 0;
+  uint32_t port = 0;
+};
+
+enum class Rows : uint8_t { kScalar, kInterfaces, kVirtualLanes };
+
+}  // namespace ibpulse::exporters::snmp::mib
+
+namespace ibpulse::exporters::snmp {
+
+struct MibView::Context {
+  std::string name;                 // "" or the node's "0x..." GUID
+  uint64_t node_guid = 0;           // 0: the whole fabric
+  std::vector<mib::Row> rows;       // sorted by index
+  std::vector<mib::VlRow> vl_rows;  // sorted by (index, vl)
+};
+
+}  // namespace ibpulse::exporters::snmp
+
+namespace ibpulse::exporters::snmp::mib {
+
+// What a value function reads.
+struct Reader {
+  const MibView& view;
+  const MibView::Context& context;
+  const SystemInfo& system;
+  MibView::Clock::time_point agent_start;
+  MibView::Clock::time_point now;
+};
+
+// Writes column `column` of row `row` into out (type and value, not the name); false when the
+// row has no such instance (a counter never read, say).
+using ValueFn = bool (*)(const Reader&, size_t row, uint32_t column, VarBind& out);
+
+struct Object {
+  Oid entry;                      // the columns hang below it: entry.column.index
+  std::vector<uint32_t> columns;  // sorted
+  Rows rows;
+  ValueFn value;
+};
+
+// In OID order.
+const std::vector<Object>& objects();
+
+// Index subidentifiers of a row: up to two (ifIndex, VL).
+struct Index {
+  std::array<uint32_t, 2> subids{};
+  uint8_t size = 0;
+  std::span<const uint32_t> span() const { return {subids.data(), size}; }
+};
+
+// Values of the system group, ifNumber, ifTable / ifXTable and the IB-IF-MIB tables.
+bool system_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
+bool interfaces_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
+bool if_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
+bool if_x_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
+bool port_stat_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
+bool vl_traffic_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
+
+}  // namespace ibpulse::exporters::snmp::mib

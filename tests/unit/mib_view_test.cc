@@ -1,0 +1,227 @@
+// The SNMP agent's MIB view on a hand-built fabric: exact values of the system group, ifTable,
+// ifXTable and the IB-IF-MIB tables; GETNEXT order and ends; per-node contexts with ifIndex =
+// port number; instances a port never read are absent, not 0.
+#include "ibpulse/exporters/snmp/mib_view.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "ibpulse/converters/converter.h"
+#include "sample_builders.h"
+
+namespace ibpulse::exporters::snmp {
+namespace {
+
+using collector::PortKey;
+using converters::Clock;
+using converters::testing::field;
+using converters::testing::sample;
+using schema::Attribute;
+using namespace std::chrono_literals;
+
+const PortKey kHca{0x0002c90300000001ull, 1}, kSwitch{0x0002c90300000abcull, 7};
+const PortKey kSwitchDown{0x0002c90300000abcull, 8};
+const Clock::time_point t0 = Clock::time_point{} + 1h;
+const std::string kSwitchContext = "0x0002c90300000abc";
+
+std::shared_ptr<collector::Topology> fabric() {
+  auto t = std::make_shared<collector::Topology>();
+  collector::Node hca;
+  hca.guid = kHca.node_guid;
+  hca.name = "node01 HCA-1";
+  collector::Node sw;
+  sw.guid = kSwitch.node_guid;
+  sw.kind = collector::NodeKind::kSwitch;
+  sw.name = "leaf01";
+  t->nodes = {hca, sw};
+  for (const auto& [key, remote] : {std::pair{kHca, kSwitch}, std::pair{kSwitch, kHca}}) {
+    collector::Port p;
+    p.key = key;
+    p.remote = remote;
+    p.lid = key == kHca ? 12 : 3;
+    p.link.state = 4;
+    p.link.phys_state = 5;
+    p.link.width_active = 2;      // 4X
+    p.link.speed_ext_active = 2;  // EDR: 100 Gb/s of data
+    p.link.mtu = 5;
+    t->ports.push_back(p);
+  }
+  collector::Port down;
+  down.key = kSwitchDown;
+  down.lid = 3;
+  down.link.state = 1;
+  down.link.phys_state = 2;
+  t->ports.push_back(down);
+  return t;
+}
+
+std::shared_ptr<const converters::FabricSnapshot> snapshot() {
+  converters::Converter c({});
+  c.set_topology(fabric(), t0);
+  auto ext = sample(kHca, Attribute::kPortCountersExtended, t0);
+  ext.advertised = 0x0F;  // the four 64-bit data and packet counters
+  ext.values[field(Attribute::kPortCountersExtended, "PortXmitData")] = 5'000'000'000'000ull;
+  ext.values[field(Attribute::kPortCountersExtended, "PortXmitPkts")] = 1000;
+  ext.values[field(Attribute::kPortCountersExtended, "PortRcvData")] = 100;
+  ext.values[field(Attribute::kPortCountersExtended, "PortRcvPkts")] = 7;
+  c.apply(ext);
+  auto narrow = sample(kSwitch, Attribute::kPortCounters, t0);
+  narrow.values[field(Attribute::kPortCounters, "SymbolErrorCounter")] = 0xFFFF;
+  narrow.values[field(Attribute::kPortCounters, "PortRcvErrors")] = 3;
+  narrow.values[field(Attribute::kPortCounters, "LinkDownedCounter")] = 2;
+  c.apply(narrow);
+  collector::RawSample vl;  // PortSamples: RcvDataVL1 = 10 dwords, RcvPktVL1 = 2
+  vl.port = kHca;
+  vl.attribute = Attribute::kPortSamplesResultExtended;
+  vl.received = t0 + 1s;
+  vl.sampled_for = 1s;
+  vl.field_count = 2;
+  vl.advertised = 3;
+  vl.selects[0] = 0x4102;
+  vl.selects[1] = 0x4104;
+  vl.values[0] = 10;
+  vl.values[1] = 2;
+  c.apply(vl);
+  return c.snapshot(t0 + 2s);
+}
+
+class MibViewTest : public ::testing::Test {
+ protected:
+  MibViewTest() : view_(snapshot(), system(), t0 - 10s) {}
+  static SystemInfo system() {
+    SystemInfo s;
+    s.name = "fabric-a";
+    s.contact = "ops@example.org";
+    return s;
+  }
+
+  // The whole context, walked with GETNEXT from the start: name -> value text.
+  std::map<Oid, VarBind> walk(const std::string& context = "") {
+    std::map<Oid, VarBind> out;
+    Oid at;
+    VarBind vb;
+    while (view_.next(context, at, false, t0 + 3s, vb)) {
+      EXPECT_TRUE(at < vb.name) << to_string(at) << " then " << to_string(vb.name);
+      if (!(at < vb.name)) break;
+      at = vb.name;
+      out[vb.name] = vb;
+    }
+    return out;
+  }
+
+  MibView view_;
+};
+
+Oid oid(std::initializer_list<uint32_t> parts) {
+  return Oid(parts);
+}
+Oid if_x(uint32_t column, uint32_t index) {
+  return {1, 3, 6, 1, 2, 1, 31, 1, 1, 1, column, index};
+}
+Oid if_entry(uint32_t column, uint32_t index) {
+  return {1, 3, 6, 1, 2, 1, 2, 2, 1, column, index};
+}
+Oid port_stat(uint32_t column, uint32_t index) {
+  Oid o = kIbIfMib;
+  o.insert(o.end(), {1, 1, 1, column, index});
+  return o;
+}
+
+TEST_F(MibViewTest, FabricContextValues) {
+  const auto all = walk();
+  auto number = [&](const Oid& o) {
+    auto it = all.find(o);
+    return it == all.end() ? ~uint64_t{0} : it->second.number;
+  };
+  auto text = [&](const Oid& o) {
+    auto it = all.find(o);
+    return it == all.end() ? std::string("<absent>") : it->second.text;
+  };
+  EXPECT_EQ(text(oid({1, 3, 6, 1, 2, 1, 1, 5, 0})), "fabric-a");
+  EXPECT_EQ(text(oid({1, 3, 6, 1, 2, 1, 1, 4, 0})), "ops@example.org");
+  EXPECT_EQ(number(oid({1, 3, 6, 1, 2, 1, 1, 3, 0})), 1300u);  // 13 s of sysUpTime
+  EXPECT_EQ(number(oid({1, 3, 6, 1, 2, 1, 2, 1, 0})), 3u);     // ifNumber
+  // ifIndex in key order: the HCA's port 1, then the switch's 7 and 8.
+  EXPECT_EQ(text(if_entry(2, 1)), "node01 HCA-1 port 1 (node GUID 0x0002c90300000001)");
+  EXPECT_EQ(text(if_x(1, 2)), "leaf01/7");
+  EXPECT_EQ(text(if_x(18, 1)), "to leaf01/7");  // ifAlias: the other end
+  EXPECT_EQ(number(if_entry(3, 3)), 199u);      // infiniband(199)
+  EXPECT_EQ(number(if_entry(8, 1)), 1u);        // up
+  EXPECT_EQ(number(if_entry(8, 3)), 2u);        // down
+  EXPECT_EQ(number(if_entry(4, 1)), 4096u);
+  EXPECT_EQ(number(if_x(15, 1)), 100000u);         // ifHighSpeed, Mb/s
+  EXPECT_EQ(number(if_x(15, 3)), 0u);              // a down link has no speed
+  EXPECT_EQ(number(if_entry(5, 1)), 4294967295u);  // ifSpeed saturates
+  // ifHCOutOctets = PortXmitData x 4 + PortXmitPkts x 4, exact in 64 bits.
+  EXPECT_EQ(number(if_x(10, 1)), 20'000'000'004'000ull);
+  EXPECT_EQ(all.at(if_x(10, 1)).type, VarType::kCounter64);
+  EXPECT_EQ(number(if_entry(16, 1)), 20'000'000'004'000ull & 0xFFFFFFFFu);  // ifOutOctets
+  EXPECT_EQ(number(if_x(6, 1)), 428u);  // RcvData x 4 + RcvPkts x 4
+  EXPECT_EQ(number(if_x(7, 1)), 7u);
+  // IB-IF-MIB: the switch's counters, Counter32.
+  EXPECT_EQ(number(port_stat(1, 2)), 65535u);
+  EXPECT_EQ(number(port_stat(3, 2)), 2u);
+  EXPECT_EQ(all.at(port_stat(1, 2)).type, VarType::kCounter32);
+  // Never read: no instance rather than a 0.
+  EXPECT_EQ(all.count(if_x(6, 3)), 0u);
+  EXPECT_EQ(all.count(port_stat(1, 3)), 0u);
+  EXPECT_EQ(all.count(port_stat(1, 1)), 0u);  // the HCA's read did not advertise it
+}
+
+TEST_F(MibViewTest, VlTrafficRows) {
+  const auto all = walk();
+  Oid in_octets = kIbIfMib;
+  in_octets.insert(in_octets.end(), {1, 2, 1, 4, 1, 1});  // ibIfVLInOctets.ifIndex 1.VL 1
+  ASSERT_EQ(all.count(in_octets), 1u);
+  EXPECT_EQ(all.at(in_octets).number, 48u);  // RcvDataVL x 4 + RcvPktVL x 4 (POH)
+  Oid in_packets = kIbIfMib;
+  in_packets.insert(in_packets.end(), {1, 2, 1, 5, 1, 1});
+  EXPECT_EQ(all.at(in_packets).number, 2u);
+  Oid out_octets = kIbIfMib;
+  out_octets.insert(out_octets.end(), {1, 2, 1, 2, 1, 1});
+  EXPECT_EQ(all.count(out_octets), 0u);  // transmit side not sampled
+}
+
+TEST_F(MibViewTest, GetIsExact) {
+  VarBind vb;
+  EXPECT_TRUE(view_.get("", if_x(10, 1), t0, vb));
+  EXPECT_EQ(vb.number, 20'000'000'004'000ull);
+  EXPECT_FALSE(view_.get("", if_x(10, 4), t0, vb));                  // no such row
+  EXPECT_FALSE(view_.get("", if_x(10, 3), t0, vb));                  // never read
+  EXPECT_FALSE(view_.get("", oid({1, 3, 6, 1, 2, 1, 31}), t0, vb));  // not an instance
+  EXPECT_FALSE(view_.get("", oid({1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 10, 1, 0}), t0, vb));  // too long
+}
+
+TEST_F(MibViewTest, NextHonoursInclusiveAndEnds) {
+  VarBind vb;
+  ASSERT_TRUE(view_.next("", if_x(10, 1), true, t0, vb));
+  EXPECT_EQ(vb.name, if_x(10, 1));
+  ASSERT_TRUE(view_.next("", if_x(10, 1), false, t0, vb));
+  EXPECT_EQ(vb.name, if_x(10, 2));
+  ASSERT_TRUE(view_.next("", if_x(10, 99), false, t0, vb));  // past the rows: next column
+  EXPECT_EQ(vb.name, if_x(11, 1));
+  EXPECT_FALSE(view_.next("", oid({1, 3, 6, 1, 4}), false, t0, vb));  // past everything
+  ASSERT_TRUE(view_.next("", oid({1, 3, 6, 1, 2, 1, 2, 2, 1, 12}), false, t0, vb));
+  // A column not served is skipped; the HCA never read its discard counters: the switch first.
+  EXPECT_EQ(vb.name, if_entry(13, 2));
+}
+
+TEST_F(MibViewTest, NodeContextsNumberByPort) {
+  EXPECT_TRUE(view_.has_context(kSwitchContext));
+  EXPECT_FALSE(view_.has_context("0x0000000000000042"));
+  EXPECT_EQ(view_.node_contexts(),
+            (std::vector<std::string>{"0x0002c90300000001", "0x0002c90300000abc"}));
+  const auto all = walk(kSwitchContext);
+  EXPECT_EQ(all.at(oid({1, 3, 6, 1, 2, 1, 1, 5, 0})).text, "leaf01");
+  EXPECT_EQ(all.at(oid({1, 3, 6, 1, 2, 1, 2, 1, 0})).number, 2u);
+  EXPECT_EQ(all.at(if_entry(1, 7)).number, 7u);
+  EXPECT_EQ(all.at(if_entry(1, 8)).number, 8u);
+  EXPECT_EQ(all.count(if_entry(1, 1)), 0u);
+  EXPECT_EQ(all.at(port_stat(1, 7)).number, 65535u);
+  VarBind vb;
+  EXPECT_FALSE(view_.next("0x0000000000000042", {}, false, t0, vb));
+}
+
+}  // namespace
+}  // namespace ibpulse::exporters::snmp
