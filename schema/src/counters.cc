@@ -13,8 +13,10 @@ using enum Attribute;
 using enum Unit;
 
 constexpr MibColumn kNoMib{};
-constexpr MibColumn stat(uint8_t column) {
-  return MibColumn{MibTable::kIbIfPortStat, column};
+// ibIfPortStatEntry columns as the IPoIB working group's last IB-IF-MIB (-09, the module at
+// infinibandMIB 2) numbers them: column 1 is its index, so draft -00's column N is N + 1.
+constexpr MibColumn stat(uint8_t draft00_column) {
+  return MibColumn{MibTable::kIbIfPortStat, static_cast<uint8_t>(draft00_column + 1)};
 }
 
 // In CounterId order (checked below). MIB columns: ibIfPortStatEntry of the IB-IF-MIB draft.

@@ -160,26 +160,26 @@ TEST_F(MibViewTest, FabricContextValues) {
   EXPECT_EQ(number(if_x(6, 1)), 428u);  // RcvData x 4 + RcvPkts x 4
   EXPECT_EQ(number(if_x(7, 1)), 7u);
   // IB-IF-MIB: the switch's counters, Counter32.
-  EXPECT_EQ(number(port_stat(1, 2)), 65535u);
-  EXPECT_EQ(number(port_stat(3, 2)), 2u);
-  EXPECT_EQ(all.at(port_stat(1, 2)).type, VarType::kCounter32);
+  EXPECT_EQ(number(port_stat(2, 2)), 65535u);  // ibIfPortSymbolErrs
+  EXPECT_EQ(number(port_stat(4, 2)), 2u);      // ibIfPortLinkDowned
+  EXPECT_EQ(all.at(port_stat(2, 2)).type, VarType::kCounter32);
   // Never read: no instance rather than a 0.
   EXPECT_EQ(all.count(if_x(6, 3)), 0u);
-  EXPECT_EQ(all.count(port_stat(1, 3)), 0u);
-  EXPECT_EQ(all.count(port_stat(1, 1)), 0u);  // the HCA's read did not advertise it
+  EXPECT_EQ(all.count(port_stat(2, 3)), 0u);
+  EXPECT_EQ(all.count(port_stat(2, 1)), 0u);  // the HCA's read did not advertise it
 }
 
 TEST_F(MibViewTest, VlTrafficRows) {
   const auto all = walk();
   Oid in_octets = kIbIfMib;
-  in_octets.insert(in_octets.end(), {1, 2, 1, 4, 1, 1});  // ibIfVLInOctets.ifIndex 1.VL 1
+  in_octets.insert(in_octets.end(), {1, 2, 1, 5, 1, 1});  // ibIfVLInOctets.ifIndex 1.VL 1
   ASSERT_EQ(all.count(in_octets), 1u);
   EXPECT_EQ(all.at(in_octets).number, 48u);  // RcvDataVL x 4 + RcvPktVL x 4 (POH)
   Oid in_packets = kIbIfMib;
-  in_packets.insert(in_packets.end(), {1, 2, 1, 5, 1, 1});
+  in_packets.insert(in_packets.end(), {1, 2, 1, 6, 1, 1});
   EXPECT_EQ(all.at(in_packets).number, 2u);
   Oid out_octets = kIbIfMib;
-  out_octets.insert(out_octets.end(), {1, 2, 1, 2, 1, 1});
+  out_octets.insert(out_octets.end(), {1, 2, 1, 3, 1, 1});
   EXPECT_EQ(all.count(out_octets), 0u);  // transmit side not sampled
 }
 
@@ -218,7 +218,7 @@ TEST_F(MibViewTest, NodeContextsNumberByPort) {
   EXPECT_EQ(all.at(if_entry(1, 7)).number, 7u);
   EXPECT_EQ(all.at(if_entry(1, 8)).number, 8u);
   EXPECT_EQ(all.count(if_entry(1, 1)), 0u);
-  EXPECT_EQ(all.at(port_stat(1, 7)).number, 65535u);
+  EXPECT_EQ(all.at(port_stat(2, 7)).number, 65535u);
   VarBind vb;
   EXPECT_FALSE(view_.next("0x0000000000000042", {}, false, t0, vb));
 }

@@ -45,19 +45,19 @@ bool vl_traffic_value(const Reader& r, size_t row_number, uint32_t column, VarBi
   using converters::VlColumn;
   out.type = VarType::kCounter64;
   switch (column) {
-    case 2:  // ibIfVLOutOctets
+    case 3:  // ibIfVLOutOctets
       if (!traffic->has(row.vl, VlColumn::kXmitData)) return false;
       out.number = traffic->out_octets(row.vl);
       return true;
-    case 3:  // ibIfVLOutPkts
+    case 4:  // ibIfVLOutPkts
       if (!traffic->has(row.vl, VlColumn::kXmitPackets)) return false;
       out.number = traffic->vl[row.vl][VlColumn::kXmitPackets];
       return true;
-    case 4:  // ibIfVLInOctets
+    case 5:  // ibIfVLInOctets
       if (!traffic->has(row.vl, VlColumn::kRcvData)) return false;
       out.number = traffic->in_octets(row.vl);
       return true;
-    case 5:  // ibIfVLInPkts
+    case 6:  // ibIfVLInPkts
       if (!traffic->has(row.vl, VlColumn::kRcvPackets)) return false;
       out.number = traffic->vl[row.vl][VlColumn::kRcvPackets];
       return true;

@@ -30,8 +30,9 @@ std::vector<Object> build() {
        Rows::kInterfaces,
        &if_value},
       {below(mib2, {31, 1, 1, 1}), range(1, 19), Rows::kInterfaces, &if_x_value},
-      {below(kIbIfMib, {1, 1, 1}), range(1, 14), Rows::kInterfaces, &port_stat_value},
-      {below(kIbIfMib, {1, 2, 1}), range(2, 5), Rows::kVirtualLanes, &vl_traffic_value},
+      // IB-IF-MIB as draft -09 numbers it: the index columns (1; 1 and 2) are not accessible.
+      {below(kIbIfMib, {1, 1, 1}), range(2, 15), Rows::kInterfaces, &port_stat_value},
+      {below(kIbIfMib, {1, 2, 1}), range(3, 6), Rows::kVirtualLanes, &vl_traffic_value},
   };
   assert(std::is_sorted(v.begin(), v.end(),
                         [](const Object& a, const Object& b) { return a.entry < b.entry; }));

@@ -13,7 +13,8 @@ namespace ibpulse::exporters::snmp {
 
 using Oid = std::vector<uint32_t>;
 
-// iso.org.dod.internet.private.enterprises.netSnmp.netSnmpPlaypen.9999.9999
+// netSnmpPlaypen itself (enterprises.netSnmp.netSnmpExperimental.9999 =
+// 1.3.6.1.4.1.8072.9999.9999): IBPULSE-MIB's ibpulseMIB.
 inline const Oid kIbpulseRoot = {1, 3, 6, 1, 4, 1, 8072, 9999, 9999};
 // infinibandMIB (experimental 117), as IB-SMA-MIB uses.
 inline const Oid kInfinibandMib = {1, 3, 6, 1, 3, 117};
