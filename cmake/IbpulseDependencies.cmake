@@ -18,6 +18,16 @@ find_package(civetweb 1.15 CONFIG REQUIRED)
 find_package(ZLIB REQUIRED)
 # The daemon's own metrics; private to the Prometheus exporter (and the render benchmark).
 find_package(prometheus-cpp CONFIG REQUIRED)
+# net-snmp (Debian libsnmp-dev) for the embedded SNMP agent; private to the SNMP exporter. Not
+# through net-snmp-config: its flags carry -Werror=format-security and perl's include paths.
+find_path(NETSNMP_INCLUDE_DIR net-snmp/net-snmp-config.h REQUIRED)
+find_library(NETSNMP_AGENT_LIBRARY netsnmpagent REQUIRED)
+find_library(NETSNMP_MIBS_LIBRARY netsnmpmibs REQUIRED)  # VACM: the community and view checks
+find_library(NETSNMP_LIBRARY netsnmp REQUIRED)
+add_library(NetSnmp::agent INTERFACE IMPORTED)
+target_include_directories(NetSnmp::agent SYSTEM INTERFACE ${NETSNMP_INCLUDE_DIR})
+target_link_libraries(NetSnmp::agent INTERFACE ${NETSNMP_AGENT_LIBRARY} ${NETSNMP_MIBS_LIBRARY}
+                                               ${NETSNMP_LIBRARY})
 
 if(IBPULSE_BUILD_TESTS)
   find_package(GTest REQUIRED)

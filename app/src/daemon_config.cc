@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <functional>
+#include <nlohmann/json.hpp>
 
 #include "ibpulse/collector/environment.h"
 #include "ibpulse/collector/sampler.h"
@@ -133,6 +134,48 @@ Setter boolean(Field field) {
     }
     return Ok{};
   };
+}
+
+template <typename Field>
+Setter strings(Field field) {
+  return [=](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
+    field(c) = v;
+    return Ok{};
+  };
+}
+
+// Each user a map (YAML) or its JSON text (a flag): name, auth-protocol, auth-password,
+// priv-protocol, priv-password.
+Status set_snmp_users(DaemonConfig& c, const std::vector<std::string>& v) {
+  std::vector<exporters::snmp::SnmpUser> users;
+  for (const std::string& text : v) {
+    const auto j = nlohmann::json::parse(text, nullptr, false);
+    if (!j.is_object()) return Err("a user is a map of name, auth-password, priv-password, ...");
+    exporters::snmp::SnmpUser u;
+    for (const auto& [key, value] : j.items()) {
+      if (!value.is_string()) return Err("user field '{}' must be text", key);
+      const std::string s = value.get<std::string>();
+      if (key == "name") {
+        u.name = s;
+      } else if (key == "auth-protocol") {
+        u.auth_protocol = s;
+      } else if (key == "auth-password") {
+        u.auth_password = s;
+      } else if (key == "priv-protocol") {
+        u.priv_protocol = s;
+      } else if (key == "priv-password") {
+        u.priv_password = s;
+      } else {
+        return Err(
+            "unknown user field '{}' (name, auth-protocol, auth-password, priv-protocol, "
+            "priv-password)",
+            key);
+      }
+    }
+    users.push_back(std::move(u));
+  }
+  c.snmp.users = std::move(users);
+  return Ok{};
 }
 
 // `0x<node GUID>:<port>` entries.
@@ -299,6 +342,33 @@ const std::vector<KeyDef>& key_defs() {
       {{"collect.link",
         "Export the PortInfo gauges, utilisation, read age, saturation and port info", "true"},
        boolean(IBPULSE_FIELD(collect.link))},
+      {{"snmp.listen",
+        "Address of the SNMP agent, host:port (UDP); 0.0.0.0:161 in production needs "
+        "CAP_NET_BIND_SERVICE; off: no agent",
+        std::string(exporters::snmp::kDefaultListen)},
+       text(IBPULSE_FIELD(snmp.listen))},
+      {{"snmp.community",
+        "Read-only SNMPv1/v2c communities (list); none: v1/v2c are refused. COMMUNITY@0x<node "
+        "GUID> reads one node's context",
+        ""},
+       strings(IBPULSE_FIELD(snmp.communities))},
+      {{"snmp.sources",
+        "Where v1/v2c requests may come from: default (anywhere) or IPv4 address[/prefix] (list)",
+        "default"},
+       strings(IBPULSE_FIELD(snmp.sources))},
+      {{"snmp.users",
+        "SNMPv3 users, authPriv (list of maps: name, auth-protocol (SHA-256), auth-password, "
+        "priv-protocol (AES), priv-password); best kept in the config file",
+        ""},
+       set_snmp_users},
+      {{"snmp.node-contexts",
+        "Serve each node in its own context, named 0x<node GUID>, with ifIndex = port number",
+        "true"},
+       boolean(IBPULSE_FIELD(snmp.node_contexts))},
+      {{"snmp.sys-name", "sysName of the fabric's context (default: the host name)", ""},
+       text(IBPULSE_FIELD(snmp.system.name))},
+      {{"snmp.sys-contact", "sysContact", ""}, text(IBPULSE_FIELD(snmp.system.contact))},
+      {{"snmp.sys-location", "sysLocation", ""}, text(IBPULSE_FIELD(snmp.system.location))},
       {{"collector.ring-size", "Samples buffered between poller and converters", "65536"},
        number(1024, 1u << 24, IBPULSE_FIELD(ring_size))},
   };
@@ -317,8 +387,16 @@ const KeyDef* find_key(const std::string& name) {
 std::vector<std::string> yaml_values(const YAML::Node& node) {
   std::vector<std::string> out;
   if (node.IsSequence()) {
-    for (const auto& item : node)
-      out.push_back(item.as<std::string>());
+    for (const auto& item : node) {
+      if (item.IsMap()) {  // e.g. an SNMPv3 user: handed on as JSON text
+        nlohmann::json j = nlohmann::json::object();
+        for (const auto& field : item)
+          j[field.first.as<std::string>()] = field.second.as<std::string>();
+        out.push_back(j.dump());
+      } else {
+        out.push_back(item.as<std::string>());
+      }
+    }
   } else if (!node.IsNull()) {
     out.push_back(node.as<std::string>());
   }

@@ -14,6 +14,7 @@
 #include "ibpulse/collector/poller.h"
 #include "ibpulse/converters/converter.h"
 #include "ibpulse/exporters/prometheus/renderer.h"
+#include "ibpulse/exporters/snmp/agent.h"
 
 namespace ibpulse::cli {
 
@@ -27,6 +28,8 @@ struct DaemonConfig {
   std::string node_name_map;
   std::string web_listen_address = ":9731";  // "off": no HTTP endpoint
   exporters::prometheus::MetricGroups collect;
+  // The SNMP agent: listen "off" for none; its state in <state dir>/snmp.
+  exporters::snmp::AgentOptions snmp;
   size_t ring_size = 65536;
 };
 

@@ -11,6 +11,7 @@
 #include "daemon_config.h"
 #include "ibpulse/collector/environment.h"
 #include "ibpulse/collector/poller.h"
+#include "snmp_endpoint.h"
 #include "web_endpoint.h"
 
 namespace ibpulse::cli {
@@ -146,14 +147,21 @@ int run_daemon(const RunArgs& a) {
   auto web = WebEndpoint::start(config->web_listen_address, config->collect,
                                 {&snapshots, [&poller] { return poller.stats(); },
                                  [&converter] { return converter.stats(); }});
-  if (!web) {
+  const auto abort_start = [&](const std::string& message) {
     stop_converter.store(true);
     convert_thread.join();
-    return fail(fmt::format("--web.listen-address: {}", web.error()));
-  }
+    return fail(message);
+  };
+  if (!web) return abort_start(fmt::format("--web.listen-address: {}", web.error()));
   if (*web) {
     spdlog::info("event=web_listening address=\"{}\" port={} path=/metrics",
                  config->web_listen_address, (*web)->port());
+  }
+  auto snmp = start_snmp_agent(*config, &snapshots);
+  if (!snmp) return abort_start(fmt::format("--snmp.listen: {}", snmp.error()));
+  if (*snmp) {
+    spdlog::info("event=snmp_listening address=\"{}\" port={} contexts={}", config->snmp.listen,
+                 (*snmp)->port(), config->snmp.node_contexts ? "per-node" : "fabric-only");
   }
   std::atomic<bool> stop_poller{false};
   Status result = Ok{};
@@ -209,6 +217,7 @@ int run_daemon(const RunArgs& a) {
       st.mad.failed_unreachable, st.mad.failed_status, st.port_info_reads, st.port_info_failures,
       st.port_changes, st.clears_sent, cs.own_clears, cs.own_clears_failed, cs.foreign_clears,
       cs.lossy_intervals, cs.source_switches, cs.clear_window_seconds, cs.clear_window_lost_max);
+  snmp->reset();
   web_stop.join();
   if (!result) return fail(result.error());
   return 0;

@@ -59,7 +59,15 @@ std::string Daemon::stop() const {
 }
 
 uint16_t Daemon::web_port() const {
-  const std::regex re("event=web_listening .* port=([0-9]+)");
+  return listening_port("web_listening");
+}
+
+uint16_t Daemon::snmp_port() const {
+  return listening_port("snmp_listening");
+}
+
+uint16_t Daemon::listening_port(const std::string& event) const {
+  const std::regex re("event=" + event + " .* port=([0-9]+)");
   std::smatch m;
   const std::string text = log();
   if (!std::regex_search(text, m, re)) return 0;

@@ -32,8 +32,11 @@ class Daemon {
   std::string stop() const;
   // The port its /metrics endpoint bound (from `event=web_listening`), 0 before it did.
   uint16_t web_port() const;
+  // The UDP port of its SNMP agent (from `event=snmp_listening`), 0 before it bound one.
+  uint16_t snmp_port() const;
 
  private:
+  uint16_t listening_port(const std::string& event) const;
   std::filesystem::path log_;
   sim::ProcessRef process_;
 };

@@ -125,15 +125,20 @@ sim::CommandOutput SimFabric::sim(const std::string& verb,
 
 namespace {
 
-// `ibpulse run` serves /metrics on :9731 by default; test binaries run daemons side by side, so
-// a daemon under test listens on a free loopback port unless the test names an address.
-std::vector<std::string> with_free_web_port(std::vector<std::string> command) {
+// `ibpulse run` serves /metrics on :9731 and SNMP on 127.0.0.1:1161 by default; test binaries
+// run daemons side by side, so a daemon under test listens on free loopback ports unless the
+// test names an address (a config file's snmp.listen: give --snmp.listen too).
+std::vector<std::string> with_free_ports(std::vector<std::string> command) {
   const bool daemon =
       command.size() >= 2 && command[0] == IBPULSE_BINARY_FOR_TESTS && command[1] == "run";
-  const bool named =
-      std::find(command.begin(), command.end(), "--web.listen-address") != command.end();
-  if (daemon && !named)
+  const auto given = [&](const char* flag) {
+    return std::find(command.begin(), command.end(), flag) != command.end();
+  };
+  // Tests run in parallel: every daemon gets free ports unless the test chose its own.
+  if (daemon && !given("--web.listen-address"))
     command.insert(command.begin() + 2, {"--web.listen-address", "127.0.0.1:0"});
+  if (daemon && !given("--snmp.listen"))
+    command.insert(command.begin() + 2, {"--snmp.listen", "127.0.0.1:0"});
   return command;
 }
 
@@ -141,7 +146,7 @@ std::vector<std::string> with_free_web_port(std::vector<std::string> command) {
 
 sim::CommandOutput SimFabric::exec(const std::vector<std::string>& command) const {
   std::vector<std::string> args = {"--"};
-  const auto full = with_free_web_port(command);
+  const auto full = with_free_ports(command);
   args.insert(args.end(), full.begin(), full.end());
   return sim("exec", args);
 }
@@ -156,7 +161,7 @@ sim::ProcessRef SimFabric::start_client(const std::vector<std::string>& command,
     spec.argv.push_back(host);
   }
   spec.argv.push_back("--");
-  const auto full = with_free_web_port(command);
+  const auto full = with_free_ports(command);
   spec.argv.insert(spec.argv.end(), full.begin(), full.end());
   spec.env = env;
   spec.stdout_path = log;

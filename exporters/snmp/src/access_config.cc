@@ -1,0 +1,112 @@
+#include "access_config.h"
+
+#include <arpa/inet.h>
+#include <fmt/format.h>
+
+#include "net_snmp.h"
+
+namespace ibpulse::exporters::snmp::detail {
+namespace {
+
+constexpr const char* kCommunitySecName = "ibpulseCommunity";
+
+std::string quoted(const std::string& s) {
+  return "\"" + s + "\"";  // validate() refuses quotes and newlines inside
+}
+
+// "default" or "a.b.c.d[/bits]" as a network and mask.
+bool parse_source(const std::string& source, in_addr& network, in_addr& mask) {
+  if (source == "default") {
+    network.s_addr = 0;
+    mask.s_addr = 0;
+    return true;
+  }
+  const size_t slash = source.find('/');
+  const std::string address = source.substr(0, slash);
+  int bits = 32;
+  if (slash != std::string::npos) {
+    const std::string b = source.substr(slash + 1);
+    if (b.empty() || b.size() > 2 || b.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    bits = std::stoi(b);
+    if (bits > 32) return false;
+  }
+  if (inet_pton(AF_INET, address.c_str(), &network) != 1) return false;
+  mask.s_addr = bits == 0 ? 0 : htonl(~uint32_t{0} << (32 - bits));
+  network.s_addr &= mask.s_addr;
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::string> access_lines(const AgentOptions& options) {
+  std::vector<std::string> lines = {"view ibpulseAll included .1"};
+  if (!options.communities.empty()) {
+    for (const std::string& source : options.sources) {
+      for (const std::string& community : options.communities)
+        lines.push_back(fmt::format("com2sec {} {} {}", kCommunitySecName, source, community));
+    }
+    lines.push_back(fmt::format("group ibpulseCommunities v1 {}", kCommunitySecName));
+    lines.push_back(fmt::format("group ibpulseCommunities v2c {}", kCommunitySecName));
+    // "" with prefix matching: every context, the fabric's and the nodes'.
+    lines.push_back("access ibpulseCommunities \"\" any noauth prefix ibpulseAll none none");
+  }
+  for (const SnmpUser& user : options.users) {
+    const std::string priv = user.priv_password.empty() ? user.auth_password : user.priv_password;
+    lines.push_back(fmt::format("createUser {} {} {} {} {}", user.name, user.auth_protocol,
+                                quoted(user.auth_password), user.priv_protocol, quoted(priv)));
+    lines.push_back(fmt::format("group ibpulseUsers usm {}", user.name));
+  }
+  if (!options.users.empty()) {
+    lines.push_back("access ibpulseUsers \"\" usm priv prefix ibpulseAll none none");
+  }
+  return lines;
+}
+
+Result<std::string> transport_spec(const std::string& listen) {
+  const size_t colon = listen.rfind(':');
+  if (colon == std::string::npos || colon == 0)
+    return Err("bad SNMP listen address '{}': want host:port", listen);
+  const std::string host = listen.substr(0, colon);
+  const std::string port = listen.substr(colon + 1);
+  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != port.npos ||
+      std::stoul(port) > 65535) {
+    return Err("bad SNMP listen address '{}': port must be 0 to 65535", listen);
+  }
+  in_addr ignored{};
+  if (inet_pton(AF_INET, host.c_str(), &ignored) != 1)
+    return Err("bad SNMP listen address '{}': want an IPv4 address, e.g. 0.0.0.0:161", listen);
+  return fmt::format("udp:{}", listen);
+}
+
+void ContextCommunities::set(const std::vector<std::string>& contexts) {
+  clear();
+  for (const std::string& source : options_.sources) {
+    in_addr network{}, mask{};
+    if (!parse_source(source, network, mask)) continue;  // validate() refused it before
+    for (const std::string& community : options_.communities) {
+      for (const std::string& context : contexts) {
+        com2SecEntry* entry = nullptr;
+        const std::string name = community + "@" + context;
+        if (netsnmp_udp_com2SecEntry_create(&entry, name.c_str(), kCommunitySecName,
+                                            context.c_str(), &network, &mask, 0) == 0) {
+          entries_.push_back(entry);
+        }
+      }
+    }
+  }
+}
+
+void ContextCommunities::clear() {
+  for (com2SecEntry* entry : entries_) {
+    if (netsnmp_udp_com2SecList_remove(entry) == 0) netsnmp_udp_com2Sec_free(entry);
+  }
+  entries_.clear();
+}
+
+bool valid_source(const std::string& source) {
+  in_addr network{}, mask{};
+  return parse_source(source, network, mask);
+}
+
+}  // namespace ibpulse::exporters::snmp::detail

@@ -1,0 +1,282 @@
+#include "ibpulse/exporters/snmp/agent.h"
+
+#include <arpa/inet.h>
+#include <fmt/format.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <future>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "access_config.h"
+#include "engine_id.h"
+#include "net_snmp.h"
+#include "request_handler.h"
+
+namespace ibpulse::exporters::snmp {
+namespace {
+
+constexpr const char* kAppName = "ibpulse";
+
+// The agent whose log callback runs. Not passed as the callback's client argument: net-snmp's
+// snmp_shutdown() frees client arguments it still holds (clear_callback).
+std::atomic<SnmpAgent::Impl*> g_logging_agent{nullptr};
+
+// Why net-snmp could not open `listen`: it only says "Error opening specified endpoint".
+std::string bind_failure(const std::string& listen) {
+  const size_t colon = listen.rfind(':');
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(std::stoul(listen.substr(colon + 1))));
+  if (inet_pton(AF_INET, listen.substr(0, colon).c_str(), &address.sin_addr) != 1)
+    return "bad address";
+  const int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  if (fd < 0) return "cannot open a UDP socket";
+  const int rc = bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address);
+  const int error = errno;
+  close(fd);
+  if (rc == 0) return "net-snmp could not open it";
+  if (error == EADDRINUSE) return "address in use";
+  if (error == EACCES) return "permission denied (ports below 1024 need CAP_NET_BIND_SERVICE)";
+  return std::strerror(error);
+}
+
+// The subtrees registered in every context.
+std::vector<Oid> served_subtrees() {
+  Oid ib_objects = kIbIfMib;
+  ib_objects.push_back(1);
+  return {{1, 3, 6, 1, 2, 1, 1}, {1, 3, 6, 1, 2, 1, 2}, {1, 3, 6, 1, 2, 1, 31, 1, 1}, ib_objects};
+}
+
+}  // namespace
+
+struct SnmpAgent::Impl {
+  AgentOptions options;
+  const converters::SnapshotStore* snapshots = nullptr;
+  detail::HandlerState state;
+  std::unique_ptr<detail::ContextCommunities> communities;
+  // Registrations per context name ("" first); net-snmp owns them once registered.
+  std::map<std::string, std::vector<netsnmp_handler_registration*>> registered;
+  std::shared_ptr<const converters::FabricSnapshot> seen;
+  MibView::Clock::time_point started = MibView::Clock::now();
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> views{0};
+  std::atomic<size_t> contexts{0};
+  uint16_t port = 0;
+  std::thread thread;
+  std::filesystem::path temporary_dir;  // the state directory when none was given
+
+  // v1/v2c only: net-snmp still wants somewhere to write, but nothing there must survive.
+  Status make_temporary_state_dir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "ibpulse-snmp-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr)
+      return Err("cannot create a temporary SNMP state directory: {}", std::strerror(errno));
+    temporary_dir = pattern;
+    options.state_dir = pattern;
+    return Ok{};
+  }
+
+  void remove_temporary_state_dir() {
+    std::error_code ignored;
+    if (!temporary_dir.empty()) std::filesystem::remove_all(temporary_dir, ignored);
+  }
+
+  static int log_callback(int, int, void* server_arg, void*) {
+    Impl* self = g_logging_agent.load();
+    if (self == nullptr) return 0;
+    const auto* message = static_cast<const snmp_log_message*>(server_arg);
+    if (message == nullptr || message->msg == nullptr) return 0;
+    std::string_view text = message->msg;
+    while (!text.empty() && text.back() == '\n')
+      text.remove_suffix(1);
+    // Said by net-snmp with advice for snmpd users; the daemon says it in its own words.
+    if (text.find("no access control information configured") != std::string_view::npos) return 0;
+    // net-snmp 5.9 cannot read back the oldEngineID it persisted (an off-by-one); the engineID
+    // comes from our own file (engine_id.h), so the complaint says nothing.
+    if (text.starts_with("buffer too small to read octet string")) return 0;
+    if (self->options.log && message->priority <= LOG_WARNING)
+      self->options.log(message->priority, text);
+    return 0;
+  }
+
+  Status init(const std::string& transport) {
+    snmp_disable_log();
+    snmp_enable_calllog();
+    g_logging_agent.store(this);
+    snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_LOGGING, &Impl::log_callback,
+                           nullptr);
+    netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_ROLE, 0);  // master
+    netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_PORTS, transport.c_str());
+    // Our own directory for everything: no /etc/snmp file changes what the agent does, and
+    // the engineID, engine boots and localized keys persist where the daemon keeps its state.
+    netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_PERSISTENT_DIR,
+                          options.state_dir.c_str());
+    netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_CONFIGURATION_DIR,
+                          options.state_dir.c_str());
+    // The agent needs no MIB files (it answers by OID): load none, and say nothing about the
+    // IETF modules Debian does not ship.
+    std::string no_mibs = "mibs :";
+    netsnmp_config_remember(no_mibs.data());
+    Result<std::string> engine_id = detail::load_or_create_engine_id(options.state_dir);
+    if (!engine_id.ok()) return Error{engine_id.error()};
+    std::string exact_id = "exactEngineID " + *engine_id;
+    netsnmp_config_remember(exact_id.data());
+    init_agent(kAppName);
+    init_vacm_vars();
+    for (const std::string& line : detail::access_lines(options)) {
+      std::string copy = line;
+      netsnmp_config_remember(copy.data());
+    }
+    init_snmp(kAppName);
+    if (init_master_agent() != 0)
+      return Err("cannot listen on {}: {}", options.listen, bind_failure(options.listen));
+    port = bound_port();
+    communities = std::make_unique<detail::ContextCommunities>(options);
+    if (!register_context("")) return Err("cannot register the SNMP subtrees");
+    return Ok{};
+  }
+
+  uint16_t bound_port() const {
+    if (main_session == nullptr) return 0;
+    netsnmp_transport* t = snmp_sess_transport(snmp_sess_pointer(main_session));
+    if (t == nullptr) return 0;
+    sockaddr_in address{};
+    socklen_t length = sizeof address;
+    if (getsockname(t->sock, reinterpret_cast<sockaddr*>(&address), &length) != 0) return 0;
+    return ntohs(address.sin_port);
+  }
+
+  bool register_context(const std::string& name) {
+    auto& regs = registered[name];
+    for (const Oid& subtree : served_subtrees()) {
+      netsnmp_handler_registration* reg = detail::register_subtree(state, subtree, name);
+      if (reg == nullptr) return false;
+      regs.push_back(reg);
+    }
+    return true;
+  }
+
+  void unregister_context(const std::string& name) {
+    auto it = registered.find(name);
+    if (it == registered.end()) return;
+    for (netsnmp_handler_registration* reg : it->second)
+      netsnmp_unregister_handler(reg);
+    registered.erase(it);
+  }
+
+  // A new snapshot: a new view, and contexts registered or dropped as nodes came and went.
+  void refresh() {
+    auto snapshot = snapshots->load();
+    if (!snapshot || snapshot == seen) return;
+    seen = snapshot;
+    state.view =
+        std::make_shared<const MibView>(snapshot, options.system, started, options.node_contexts);
+    views.fetch_add(1, std::memory_order_relaxed);
+    if (!options.node_contexts) return;
+    const std::vector<std::string> wanted = state.view->node_contexts();
+    std::vector<std::string> current;
+    for (const auto& [name, regs] : registered)
+      if (!name.empty()) current.push_back(name);
+    if (current == wanted) return;  // both sorted
+    std::vector<std::string> gone, added;
+    std::set_difference(current.begin(), current.end(), wanted.begin(), wanted.end(),
+                        std::back_inserter(gone));
+    std::set_difference(wanted.begin(), wanted.end(), current.begin(), current.end(),
+                        std::back_inserter(added));
+    for (const std::string& name : gone)
+      unregister_context(name);
+    for (const std::string& name : added)
+      register_context(name);
+    communities->set(wanted);
+    contexts.store(wanted.size(), std::memory_order_relaxed);
+  }
+
+  void loop() {
+    while (!stop.load()) {
+      refresh();
+      int fds = 0, block = 0;
+      fd_set readable;
+      FD_ZERO(&readable);
+      timeval timeout{0, 100'000};  // wake at least every 100 ms for new snapshots and stop
+      snmp_select_info(&fds, &readable, &timeout, &block);
+      const int n = select(fds, &readable, nullptr, nullptr, &timeout);
+      if (n > 0) {
+        snmp_read(&readable);
+      } else if (n == 0) {
+        snmp_timeout();
+      }
+      run_alarms();
+      netsnmp_check_outstanding_agent_requests();
+    }
+    for (auto it = registered.begin(); it != registered.end();)
+      unregister_context((it++)->first);
+    communities.reset();
+    snmp_shutdown(kAppName);  // saves engine boots and keys
+    shutdown_agent();
+  }
+};
+
+Result<std::unique_ptr<SnmpAgent>> SnmpAgent::start(AgentOptions options,
+                                                    const converters::SnapshotStore* snapshots) {
+  if (Status valid = validate(options); !valid.ok()) return Error{valid.error()};
+  Result<std::string> transport = detail::transport_spec(options.listen);
+  if (!transport.ok()) return Error{transport.error()};
+  static std::atomic<bool> running{false};
+  if (running.exchange(true)) return Err("an SNMP agent already runs in this process");
+
+  auto impl = std::make_unique<Impl>();
+  impl->options = std::move(options);
+  impl->snapshots = snapshots;
+  if (impl->options.state_dir.empty()) {
+    if (Status s = impl->make_temporary_state_dir(); !s.ok()) {
+      running.store(false);
+      return Error{s.error()};
+    }
+  }
+  std::promise<Status> started;
+  auto result = started.get_future();
+  Impl* self = impl.get();
+  impl->thread = std::thread([self, spec = *transport, &started] {
+    Status status = self->init(spec);
+    const bool ok = status.ok();
+    started.set_value(std::move(status));
+    if (ok) {
+      self->loop();
+    } else {
+      snmp_shutdown(kAppName);
+    }
+    g_logging_agent.store(nullptr);
+    running.store(false);
+  });
+  Status status = result.get();
+  if (!status.ok()) {
+    impl->thread.join();
+    impl->remove_temporary_state_dir();
+    return Error{status.error()};
+  }
+  return std::unique_ptr<SnmpAgent>(new SnmpAgent(std::move(impl)));
+}
+
+SnmpAgent::SnmpAgent(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+SnmpAgent::~SnmpAgent() {
+  impl_->stop.store(true);
+  if (impl_->thread.joinable()) impl_->thread.join();
+  impl_->remove_temporary_state_dir();
+}
+
+uint16_t SnmpAgent::port() const {
+  return impl_->port;
+}
+
+SnmpAgent::Stats SnmpAgent::stats() const {
+  return Stats{impl_->views.load(), impl_->state.varbinds.load(), impl_->contexts.load()};
+}
+
+}  // namespace ibpulse::exporters::snmp

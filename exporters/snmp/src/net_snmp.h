@@ -1,0 +1,20 @@
+#pragma once
+// net-snmp's headers, in the one order that compiles, plus the few agent symbols Debian's
+// headers do not declare. Private to the SNMP exporter.
+//
+// Thread safety: net-snmp is not thread-safe; only the agent thread calls it.
+
+// clang-format off
+#include <net-snmp/net-snmp-config.h>
+#include <net-snmp/net-snmp-includes.h>
+#include <net-snmp/agent/net-snmp-agent-includes.h>
+#include <net-snmp/library/snmpUDPDomain.h>
+// clang-format on
+
+extern "C" {
+// agent/mibgroup/mibII/vacm_vars.c (libnetsnmpmibs): the access checks (community, user, view)
+// and the VACM tables; without it every request would pass.
+void init_vacm_vars(void);
+// agent/snmp_agent.c: the session the master agent listens on.
+extern netsnmp_session* main_session;
+}

@@ -1,0 +1,112 @@
+#include "request_handler.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace ibpulse::exporters::snmp::detail {
+namespace {
+
+// Sub-identifiers beyond 32 bits cannot name anything we serve: clamp them, which keeps the
+// order of what follows.
+void to_oid(const ::oid* name, size_t length, Oid& out) {
+  out.resize(length);
+  for (size_t i = 0; i < length; ++i) {
+    out[i] = static_cast<uint32_t>(std::min<::oid>(name[i], std::numeric_limits<uint32_t>::max()));
+  }
+}
+
+void set_value(netsnmp_variable_list* var, const VarBind& vb) {
+  switch (vb.type) {
+    case VarType::kInteger: {
+      const long v = static_cast<long>(vb.number);
+      snmp_set_var_typed_value(var, ASN_INTEGER, &v, sizeof v);
+      return;
+    }
+    case VarType::kCounter32:
+    case VarType::kGauge32:
+    case VarType::kTimeTicks: {
+      const u_long v = static_cast<u_long>(vb.number & 0xFFFFFFFFu);
+      const u_char type = vb.type == VarType::kCounter32 ? ASN_COUNTER
+                          : vb.type == VarType::kGauge32 ? ASN_GAUGE
+                                                         : ASN_TIMETICKS;
+      snmp_set_var_typed_value(var, type, &v, sizeof v);
+      return;
+    }
+    case VarType::kCounter64: {
+      counter64 c{};
+      c.high = static_cast<u_long>(vb.number >> 32);
+      c.low = static_cast<u_long>(vb.number & 0xFFFFFFFFu);
+      snmp_set_var_typed_value(var, ASN_COUNTER64, &c, sizeof c);
+      return;
+    }
+    case VarType::kOctetString:
+      snmp_set_var_typed_value(var, ASN_OCTET_STR, vb.text.data(), vb.text.size());
+      return;
+    case VarType::kObjectId: {
+      std::vector<::oid> value(vb.oid_value.begin(), vb.oid_value.end());
+      snmp_set_var_typed_value(var, ASN_OBJECT_ID, value.data(), value.size() * sizeof(::oid));
+      return;
+    }
+  }
+}
+
+bool within(const Oid& name, const netsnmp_handler_registration* reg) {
+  if (name.size() < reg->rootoid_len) return false;
+  for (size_t i = 0; i < reg->rootoid_len; ++i) {
+    if (name[i] != reg->rootoid[i]) return false;
+  }
+  return true;
+}
+
+int handle(netsnmp_mib_handler* handler, netsnmp_handler_registration* reg,
+           netsnmp_agent_request_info* info, netsnmp_request_info* requests) {
+  auto& state = *static_cast<HandlerState*>(handler->myvoid);
+  if (!state.view) return SNMP_ERR_NOERROR;  // no snapshot yet: nothing to answer
+  const std::string_view context = reg->contextName != nullptr ? reg->contextName : "";
+  const auto now = MibView::Clock::now();
+  for (netsnmp_request_info* r = requests; r != nullptr; r = r->next) {
+    if (r->processed) continue;
+    netsnmp_variable_list* var = r->requestvb;
+    to_oid(var->name, var->name_length, state.request_oid);
+    VarBind& vb = state.scratch;
+    state.varbinds.fetch_add(1, std::memory_order_relaxed);
+    if (info->mode == MODE_GET) {
+      if (state.view->get(context, state.request_oid, now, vb)) {
+        set_value(var, vb);
+      } else {
+        netsnmp_set_request_error(info, r, SNMP_NOSUCHINSTANCE);
+      }
+    } else if (info->mode == MODE_GETNEXT) {
+      // Past this registration's subtree the varbind stays as it is: the agent asks the next.
+      if (state.view->next(context, state.request_oid, r->inclusive != 0, now, vb) &&
+          within(vb.name, reg)) {
+        std::vector<::oid> name(vb.name.begin(), vb.name.end());
+        snmp_set_var_objid(var, name.data(), name.size());
+        set_value(var, vb);
+      }
+    } else {
+      netsnmp_set_request_error(info, r, SNMP_ERR_NOTWRITABLE);  // read-only agent
+    }
+  }
+  return SNMP_ERR_NOERROR;
+}
+
+}  // namespace
+
+netsnmp_handler_registration* register_subtree(HandlerState& state, const Oid& subtree,
+                                               const std::string& context) {
+  std::vector<::oid> root(subtree.begin(), subtree.end());
+  const std::string name = "ibpulse" + (context.empty() ? std::string() : "@" + context);
+  netsnmp_handler_registration* reg = netsnmp_create_handler_registration(
+      name.c_str(), &handle, root.data(), root.size(), HANDLER_CAN_RONLY);
+  if (reg == nullptr) return nullptr;
+  reg->handler->myvoid = &state;
+  if (!context.empty()) reg->contextName = strdup(context.c_str());
+  if (netsnmp_register_handler(reg) != MIB_REGISTERED_OK) return nullptr;
+  return reg;
+}
+
+}  // namespace ibpulse::exporters::snmp::detail

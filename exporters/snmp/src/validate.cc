@@ -1,0 +1,75 @@
+// The agent's options checked before net-snmp sees them: net-snmp would log a parse error and
+// run on without the user or community, which an operator would find out only from a refused
+// request.
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+#include "access_config.h"
+#include "ibpulse/exporters/snmp/agent.h"
+
+namespace ibpulse::exporters::snmp {
+namespace {
+
+constexpr std::array<std::string_view, 6> kAuthProtocols = {"MD5",     "SHA",     "SHA-224",
+                                                            "SHA-256", "SHA-384", "SHA-512"};
+constexpr std::array<std::string_view, 2> kPrivProtocols = {"AES", "DES"};
+
+bool plain_word(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  });
+}
+
+template <size_t N>
+bool one_of(const std::array<std::string_view, N>& names, std::string_view s) {
+  return std::find(names.begin(), names.end(), s) != names.end();
+}
+
+// Config-line safe and long enough (RFC 3414: at least 8 characters).
+bool good_password(std::string_view s) {
+  return s.size() >= 8 && s.find_first_of("\"\n\r") == std::string_view::npos;
+}
+
+Status validate_user(const SnmpUser& u) {
+  if (!plain_word(u.name) || u.name.size() > 32)
+    return Err("SNMPv3 user '{}': a name is 1-32 letters, digits, '-', '_' or '.'", u.name);
+  if (!one_of(kAuthProtocols, u.auth_protocol))
+    return Err(
+        "SNMPv3 user '{}': auth protocol '{}' is not one of MD5, SHA, SHA-224, SHA-256, "
+        "SHA-384, SHA-512",
+        u.name, u.auth_protocol);
+  if (!one_of(kPrivProtocols, u.priv_protocol))
+    return Err("SNMPv3 user '{}': privacy protocol '{}' is not AES or DES", u.name,
+               u.priv_protocol);
+  if (!good_password(u.auth_password))
+    return Err("SNMPv3 user '{}': the auth password needs 8 or more characters and no quotes",
+               u.name);
+  if (!u.priv_password.empty() && !good_password(u.priv_password))
+    return Err("SNMPv3 user '{}': the privacy password needs 8 or more characters and no quotes",
+               u.name);
+  return Ok{};
+}
+
+}  // namespace
+
+Status validate(const AgentOptions& options) {
+  for (const std::string& c : options.communities) {
+    // '@' separates a community from a context (COMMUNITY@CONTEXT).
+    if (c.empty() || c.size() > 64 || c.find_first_of(" \t\"@\n\r") != std::string::npos) {
+      return Err("SNMP community '{}': 1-64 characters without spaces, quotes or '@'", c);
+    }
+  }
+  for (const std::string& source : options.sources) {
+    if (!detail::valid_source(source))
+      return Err("SNMP source '{}': want 'default' or an IPv4 address[/prefix]", source);
+  }
+  for (const SnmpUser& user : options.users) {
+    if (Status s = validate_user(user); !s.ok()) return s;
+  }
+  if (options.state_dir.empty() && !options.users.empty())
+    return Err("SNMPv3 users need a state directory (engineID, engine boots, keys)");
+  return Ok{};
+}
+
+}  // namespace ibpulse::exporters::snmp

@@ -1,0 +1,330 @@
+// The daemon's SNMP agent on the simulated fabric, read with net-snmp's own tools: ifXTable and
+// IB-IF-MIB values equal the IF-MIB formulas applied to what perfquery reads; per-node contexts
+// number ports by port number; ifIndex survives a restart that changes the topology; SNMPv3
+// authPriv works and everything else is refused; malformed datagrams do not hurt the agent.
+//
+// Switch2 port 1 is the port with exact values: clients attach at Switch1, and with Hca2 left
+// unpolled (poll.skip-nodes) and no PortInfo reads or rediscovery, no MAD crosses its link
+// once the daemon is ready (sim-facts.md: every MAD crossing a link moves its data counters).
+#include <arpa/inet.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+
+#include "daemon_client.h"
+#include "sim_fabric.h"
+
+namespace ibpulse::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+SimFabric& fabric() {
+  return SimFabricEnvironment::fabric();
+}
+
+struct Tool {
+  int status = -1;
+  std::string out;  // standard output and error
+};
+
+// A net-snmp tool, loading no MIB files, with its own persistent directory.
+Tool snmp_tool(const std::string& args) {
+  static const std::string dir = [] {
+    auto d = std::filesystem::temp_directory_path() /
+             ("ibpulse-snmp-client-" + std::to_string(getpid()));
+    std::filesystem::create_directories(d);
+    return d.string();
+  }();
+  const std::string command =
+      "MIBS= SNMP_PERSISTENT_DIR=" + dir + " SNMPCONFPATH=" + dir + " " + args + " 2>&1";
+  Tool t;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  char buf[4096];
+  size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0)
+    t.out.append(buf, n);
+  t.status = ::pclose(pipe);
+  return t;
+}
+
+// `-On -Oq` output, "OID value" per line -> map.
+std::map<std::string, std::string> parse(const std::string& out) {
+  std::map<std::string, std::string> values;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) {
+    const size_t space = line.find(' ');
+    if (!line.starts_with(".1.") || space == std::string::npos) continue;
+    std::string value = line.substr(space + 1);
+    if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
+      value = value.substr(1, value.size() - 2);  // -Oq quotes strings
+    values[line.substr(0, space)] = value;
+  }
+  return values;
+}
+
+std::string v2c(const std::string& tool, uint16_t port, const std::string& community,
+                const std::string& oids) {
+  return snmp_tool(tool + " -v2c -c " + community +
+                   " -On -Oq -t 2 -r 1 127.0.0.1:" + std::to_string(port) + " " + oids)
+      .out;
+}
+
+// ifName -> ifIndex in `community`'s context.
+std::map<std::string, std::string> if_indexes(uint16_t port, const std::string& community) {
+  std::map<std::string, std::string> out;
+  for (const auto& [oid, name] :
+       parse(v2c("snmpbulkwalk", port, community, "1.3.6.1.2.1.31.1.1.1.1"))) {
+    out[name] = oid.substr(oid.rfind('.') + 1);
+  }
+  return out;
+}
+
+uint64_t number(const std::map<std::string, std::string>& values, const std::string& oid) {
+  auto it = values.find(oid);
+  if (it == values.end()) {
+    ADD_FAILURE() << "no " << oid;
+    return ~uint64_t{0};
+  }
+  return std::stoull(it->second);
+}
+
+std::string guid_context(const std::string& node) {
+  return guid_text(fabric().port(node, 1).node_guid);
+}
+
+TEST(Snmp, IfXTableAndIbIfMibEqualTheFormulasOnPerfqueryReadings) {
+  Daemon d(fabric(), {"--snmp.community", "public", "--poll.skip-nodes", guid_context("Hca2"),
+                      "--poll.port-info-interval", "off", "--discovery.interval", "1h",
+                      "--poll.counters-interval", "300ms", "--poll.details-interval", "300ms",
+                      "--counters.publish-interval", "200ms", "--state.save-interval", "off"});
+  ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+  const uint16_t port = d.snmp_port();
+  ASSERT_NE(port, 0) << d.log();
+  const std::string sw = "\"Switch2\"[1] ";
+  for (const char* set :
+       {"PortCountersExtended.PortXmitData=1000000000", "PortCountersExtended.PortXmitPkts=2000000",
+        "PortCountersExtended.PortRcvData=3000000", "PortCountersExtended.PortRcvPkts=40000",
+        "PortCountersExtended.PortUnicastXmitPkts=1900000",
+        "PortCountersExtended.PortMulticastXmitPkts=100000",
+        "PortCountersExtended.PortUnicastRcvPkts=39000",
+        "PortCountersExtended.PortMulticastRcvPkts=1000", "PortCounters.SymbolErrorCounter=11",
+        "PortCounters.PortRcvErrors=12", "PortCounters.PortRcvRemotePhysicalErrors=13",
+        "PortCounters.PortXmitDiscards=14", "PortCounters.PortRcvConstraintErrors=15",
+        "PortCounters.VL15Dropped=16", "PortCounters.LinkDownedCounter=3",
+        "PortCounters.PortXmitConstraintErrors=2"}) {
+    fabric().set("PerformanceSet " + sw + set);
+  }
+  std::this_thread::sleep_for(1500ms);  // a sweep and a publish after the values were set
+  const auto ext = [](const char* f) { return fabric().perfquery("Switch2", 1, f, true); };
+  const auto basic = [](const char* f) { return fabric().perfquery("Switch2", 1, f); };
+  const std::string index = if_indexes(port, "public").at("Switch2/1");
+  const auto x = [&](int column) {
+    return fmt::format(".1.3.6.1.2.1.31.1.1.1.{}.{}", column, index);
+  };
+  const auto t = [&](int column) { return fmt::format(".1.3.6.1.2.1.2.2.1.{}.{}", column, index); };
+  const auto ib = [&](int column) {
+    return fmt::format(".1.3.6.1.3.117.2.1.1.1.{}.{}", column, index);
+  };
+  const auto values = parse(v2c("snmpget", port, "public",
+                                x(6) + " " + x(7) + " " + x(8) + " " + x(10) + " " + x(11) + " " +
+                                    x(12) + " " + t(10) + " " + t(16) + " " + t(13) + " " + t(14) +
+                                    " " + t(19) + " " + t(3) + " " + ib(2) + " " + ib(4)));
+  // No flow control packets in the simulator: the SLP terms are 0.
+  const uint64_t out_octets = ext("PortXmitData") * 4 + ext("PortXmitPkts") * 4;
+  const uint64_t in_octets = ext("PortRcvData") * 4 + ext("PortRcvPkts") * 4;
+  EXPECT_EQ(out_octets, 4'008'000'000u);  // the injected values, untouched by MADs
+  EXPECT_EQ(number(values, x(10)), out_octets);
+  EXPECT_EQ(number(values, x(6)), in_octets);
+  // The draft counts discarded outbound packets as sent: ifOutUcastPkts includes them.
+  const uint64_t out_dropped = basic("PortXmitDiscards") + basic("PortXmitConstraintErrors");
+  EXPECT_EQ(number(values, x(11)), ext("PortUnicastXmitPkts") + out_dropped);
+  EXPECT_EQ(number(values, x(7)), ext("PortUnicastRcvPkts"));
+  EXPECT_EQ(number(values, x(12)), ext("PortMulticastXmitPkts"));
+  EXPECT_EQ(number(values, x(8)), ext("PortMulticastRcvPkts"));
+  EXPECT_EQ(number(values, t(16)), out_octets & 0xFFFFFFFFu);  // ifOutOctets wraps at 2^32
+  EXPECT_EQ(number(values, t(10)), in_octets & 0xFFFFFFFFu);
+  EXPECT_EQ(number(values, t(13)), basic("PortRcvConstraintErrors") + basic("VL15Dropped"));
+  EXPECT_EQ(number(values, t(14)), basic("PortRcvRemotePhysicalErrors") + basic("PortRcvErrors"));
+  EXPECT_EQ(number(values, t(19)), out_dropped);
+  EXPECT_EQ(number(values, t(3)), 199u);  // infiniband(199)
+  EXPECT_EQ(number(values, ib(2)), basic("SymbolErrorCounter"));
+  EXPECT_EQ(number(values, ib(4)), 3u);  // ibIfPortLinkDowned
+  d.stop();
+  for (const char* reset :
+       {"PortCountersExtended.PortXmitData=0", "PortCountersExtended.PortXmitPkts=0",
+        "PortCountersExtended.PortRcvData=0", "PortCountersExtended.PortRcvPkts=0",
+        "PortCounters.SymbolErrorCounter=0", "PortCounters.PortRcvErrors=0",
+        "PortCounters.PortRcvRemotePhysicalErrors=0", "PortCounters.PortXmitDiscards=0",
+        "PortCounters.PortRcvConstraintErrors=0", "PortCounters.VL15Dropped=0",
+        "PortCounters.LinkDownedCounter=0", "PortCounters.PortXmitConstraintErrors=0"}) {
+    fabric().set("PerformanceSet " + sw + reset);
+  }
+}
+
+TEST(Snmp, NodeContextsServeOneNodeNumberedByPort) {
+  Daemon d(fabric(), {"--snmp.community", "public", "--snmp.community", "ops",
+                      "--state.save-interval", "off"});
+  ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+  std::this_thread::sleep_for(500ms);
+  const uint16_t port = d.snmp_port();
+  EXPECT_EQ(if_indexes(port, "public").size(), 24u);  // every port of the fabric
+  for (const std::string community : {"public", "ops"}) {
+    const auto sw = if_indexes(port, community + "@" + guid_context("Switch2"));
+    ASSERT_EQ(sw.size(), 8u) << community;
+    for (unsigned p = 1; p <= 8; ++p)
+      EXPECT_EQ(sw.at("Switch2/" + std::to_string(p)), std::to_string(p));
+  }
+  const auto hca = parse(v2c("snmpget", port, "public@" + guid_context("Hca3"),
+                             "1.3.6.1.2.1.2.1.0 1.3.6.1.2.1.1.5.0"));
+  EXPECT_EQ(hca.at(".1.3.6.1.2.1.2.1.0"), "2");  // ifNumber: the HCA's two ports
+  EXPECT_EQ(hca.at(".1.3.6.1.2.1.1.5.0"), "Hca3");
+  // An unknown context and an unknown community get nothing (a timeout: no answer at all).
+  const auto quick_get = [&](const std::string& community) {
+    return snmp_tool(
+        fmt::format("snmpget -v2c -c {} -On -Oq -t 1 -r 0 127.0.0.1:{} "
+                    "1.3.6.1.2.1.2.1.0",
+                    community, port));
+  };
+  EXPECT_NE(quick_get("public@0x00000000deadbeef").out.find("Timeout"), std::string::npos);
+  EXPECT_NE(quick_get("private").out.find("Timeout"), std::string::npos);
+}
+
+TEST(Snmp, IfIndexSurvivesARestartThatChangesTheTopology) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("ibpulse-snmp-state-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  const std::vector<std::string> args = {"--snmp.community", "public",        "--state.dir",
+                                         dir.string(),       "--mad.timeout", "20ms"};
+  std::map<std::string, std::string> before, after;
+  {
+    Daemon d(fabric(), args);
+    ASSERT_TRUE(d.wait_for("event=ready ports=12", 10s)) << d.log();
+    std::this_thread::sleep_for(500ms);
+    before = if_indexes(d.snmp_port(), "public");
+    d.stop();
+  }
+  ASSERT_EQ(fabric().sim("link-down", {"Hca1[1]"}).exit_code, 0);
+  {
+    Daemon d(fabric(), args);
+    const bool ready = d.wait_for("event=ready", 10s);
+    std::this_thread::sleep_for(500ms);
+    after = if_indexes(d.snmp_port(), "public");
+    d.stop();
+    EXPECT_TRUE(ready) << d.log();
+  }
+  ASSERT_EQ(fabric().sim("link-up", {"Hca1[1]"}).exit_code, 0);
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(before.size(), 24u);
+  // Hca1 left the fabric; it came first in GUID order, so fresh numbers would all have moved.
+  // Its ports stay as notPresent rows, named by GUID now that discovery no longer names them.
+  const std::string hca1 = guid_context("Hca1");
+  EXPECT_EQ(after.count("Hca1/1"), 0u);
+  // Every port discovered now, plus Hca1's read port as a notPresent row (its unlinked port 2
+  // was never read, so the restored state has no row for it).
+  ASSERT_EQ(after.size(), 23u);
+  for (const auto& [reported, index] : after) {
+    std::string name = reported;
+    if (name.starts_with(hca1)) name = fmt::format("Hca1{}", name.substr(hca1.size()));
+    ASSERT_EQ(before.count(name), 1u) << name;
+    EXPECT_EQ(index, before.at(name)) << name;
+  }
+}
+
+TEST(Snmp, V3AuthPrivOnlyAndNoV2cUnlessConfigured) {
+  const auto config = std::filesystem::temp_directory_path() /
+                      ("ibpulse-snmp-" + std::to_string(getpid()) + ".yaml");
+  std::ofstream(config)
+      << "snmp:\n  users:\n    - name: monitor\n      auth-password: \"auth-secret-1\"\n"
+         "      priv-password: \"priv-secret-1\"\n";
+  Daemon d(fabric(), {"--config", config.string(), "--state.save-interval", "off"});
+  ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+  const std::string target =
+      " -On -Oq -t 1 -r 0 127.0.0.1:" + std::to_string(d.snmp_port()) + " 1.3.6.1.2.1.2.1.0";
+  const std::string good =
+      "snmpget -v3 -u monitor -l authPriv -a SHA-256 -A auth-secret-1 -x AES -X priv-secret-1";
+  std::this_thread::sleep_for(300ms);
+  Tool ok = snmp_tool(good + target);
+  EXPECT_EQ(ok.status, 0) << ok.out;
+  EXPECT_EQ(parse(ok.out)[".1.3.6.1.2.1.2.1.0"], "24");
+  Tool in_context = snmp_tool(good + " -n " + guid_context("Switch1") + target);
+  EXPECT_EQ(parse(in_context.out)[".1.3.6.1.2.1.2.1.0"], "8") << in_context.out;
+  Tool wrong = snmp_tool(
+      "snmpget -v3 -u monitor -l authPriv -a SHA-256 -A wrong-secret-9 -x AES -X priv-secret-1" +
+      target);
+  EXPECT_NE(wrong.status, 0);
+  EXPECT_NE(wrong.out.find("Authentication failure"), std::string::npos) << wrong.out;
+  Tool unknown = snmp_tool(
+      "snmpget -v3 -u nobody -l authPriv -a SHA-256 -A auth-secret-1 -x AES -X priv-secret-1" +
+      target);
+  EXPECT_NE(unknown.status, 0);
+  EXPECT_NE(unknown.out.find("Unknown user name"), std::string::npos) << unknown.out;
+  Tool no_priv =
+      snmp_tool("snmpget -v3 -u monitor -l authNoPriv -a SHA-256 -A auth-secret-1" + target);
+  EXPECT_TRUE(parse(no_priv.out).empty()) << no_priv.out;  // authorizationError
+  Tool community = snmp_tool("snmpget -v2c -c public" + target);
+  EXPECT_NE(community.status, 0);
+  EXPECT_NE(community.out.find("Timeout"), std::string::npos) << community.out;
+  std::filesystem::remove(config);
+}
+
+// Random bytes, truncated and corrupted copies of a valid request, and oversized datagrams:
+// the agent drops them and still answers.
+TEST(Snmp, MalformedDatagramsDoNotHurtTheAgent) {
+  Daemon d(fabric(), {"--snmp.community", "public", "--state.save-interval", "off"});
+  ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+  const uint16_t port = d.snmp_port();
+  // GET sysName.0, v2c, community "public".
+  const std::string valid(
+      "\x30\x29\x02\x01\x01\x04\x06public\xa0\x1c\x02\x04\x12\x34\x56\x78"
+      "\x02\x01\x00\x02\x01\x00\x30\x0e\x30\x0c\x06\x08\x2b\x06\x01\x02\x01"
+      "\x01\x05\x00\x05\x00",
+      43);
+  const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(port);
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::mt19937 random(12345);
+  const auto send = [&](const std::string& bytes) {
+    ::sendto(fd, bytes.data(), bytes.size(), 0, reinterpret_cast<const sockaddr*>(&to), sizeof to);
+  };
+  send(valid);
+  for (int i = 0; i < 3000; ++i) {
+    std::string bytes = valid;
+    switch (i % 4) {
+      case 0:  // flip bytes
+        for (int k = 0; k < 3; ++k)
+          bytes[random() % bytes.size()] = static_cast<char>(random());
+        break;
+      case 1:  // truncate
+        bytes.resize(random() % bytes.size());
+        break;
+      case 2:  // random garbage of random length
+        bytes.resize(random() % 1500);
+        for (char& c : bytes)
+          c = static_cast<char>(random());
+        break;
+      case 3:  // a length field claiming more than there is, in a huge datagram
+        bytes = std::string("\x30\x84\x7f\xff\xff\xff", 6) + std::string(60000, '\x04');
+        break;
+    }
+    send(bytes);
+    if (i % 200 == 0) std::this_thread::sleep_for(5ms);  // let the agent drain
+  }
+  ::close(fd);
+  const auto values = parse(v2c("snmpget", port, "public", "1.3.6.1.2.1.2.1.0"));
+  EXPECT_EQ(values.count(".1.3.6.1.2.1.2.1.0"), 1u) << d.log();
+  EXPECT_TRUE(d.running());
+}
+
+}  // namespace
+}  // namespace ibpulse::testing
