@@ -504,7 +504,11 @@ void add_config_flags(CLI::App& app, ConfigValues& flags) {
     auto* option = app.add_option_function<std::vector<std::string>>(
         "--" + k.key.name,
         [&flags, name = k.key.name](const std::vector<std::string>& v) { flags[name] = v; }, help);
-    option->delimiter(',')->group("Configuration (also settable in the --config file)");
+    // Lists split at commas (`--poll.skip-nodes 0x1,0x2`), except values that hold commas
+    // themselves: a user's JSON map, free text.
+    const bool text_with_commas = k.key.name == "snmp.users" || k.key.name.starts_with("snmp.sys-");
+    if (!text_with_commas) option->delimiter(',');
+    option->group("Configuration (also settable in the --config file)");
   }
 }
 

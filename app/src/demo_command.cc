@@ -20,8 +20,15 @@ struct DemoArgs {
   unsigned radix = 36;
   double duration = 0;
   std::string listen = "127.0.0.1:9731";
+  std::string snmp_listen = "127.0.0.1:1161";
   double utilization = 0.3;
 };
+
+// The demo's SNMP credentials: made up, printed, and valid only on this loopback agent.
+constexpr const char* kDemoCommunity = "public";
+constexpr const char* kDemoUser = "demo";
+constexpr const char* kDemoAuth = "demo-auth-pass";
+constexpr const char* kDemoPriv = "demo-priv-pass";
 
 void print_plan(const sim::FabricState& s, const std::vector<sim::DumpPort>& ports) {
   fmt::print("Simulated fabric '{}': {} nodes ({} switches, {} HCAs), {} ports, {} links\n", s.name,
@@ -64,7 +71,14 @@ Status start_processes(const sim::FabricState& s, const DemoArgs& a, DemoProcess
                  self,
                  "run",
                  "--web.listen-address",
-                 a.listen};
+                 a.listen,
+                 "--snmp.listen",
+                 a.snmp_listen,
+                 "--snmp.community",
+                 kDemoCommunity,
+                 "--snmp.users",
+                 fmt::format(R"({{"name":"{}","auth-password":"{}","priv-password":"{}"}})",
+                             kDemoUser, kDemoAuth, kDemoPriv)};
   daemon.stderr_path = s.paths.dir / "demo-ibpulse.log";
   daemon.stdout_path = daemon.stderr_path;
   auto d = sim::spawn_detached(daemon);
@@ -95,12 +109,22 @@ void print_endpoints(const sim::FabricState& s, const DemoArgs& a, size_t lid) {
   fmt::print(
       "\nibpulse polls every port above under {:.0f}% generated traffic and serves:\n"
       "  Prometheus metrics  http://{}/metrics   (status page: http://{}/)\n"
-      "  SNMP agent          not built yet\n"
+      "  SNMP agent          udp:{}   (v2c community '{}', SNMPv3 user '{}')\n"
       "Logs: {}/demo-ibpulse.log, {}/demo-traffic.log. Your own tools meanwhile:\n"
       "  ibpulse sim exec --name {} -- ibpulse query --all\n"
       "  ibpulse sim exec --name {} -- perfquery {} 1\n",
-      a.utilization * 100, url, url, s.paths.dir.string(), s.paths.dir.string(), s.name, s.name,
-      lid);
+      a.utilization * 100, url, url, a.snmp_listen, kDemoCommunity, kDemoUser, s.paths.dir.string(),
+      s.paths.dir.string(), s.name, s.name, lid);
+  const std::string mibs = "-M +build/mibs-base:mibs -m IF-MIB:IB-IF-MIB";
+  fmt::print(
+      "SNMP (names need the MIB files: run from the source tree after ./run build):\n"
+      "  snmptable -v2c -c {0} {1} -Cb -Ci {2} IF-MIB::ifXTable\n"
+      "  snmpbulkwalk -v2c -c {0} {1} {2} IB-IF-MIB::ibIfPortStatTable\n"
+      "  snmpbulkwalk -v3 -l authPriv -u {3} -a SHA-256 -A {4} -x AES -X {5} {1} {2} "
+      "IF-MIB::ifHCOutOctets\n"
+      "  snmpbulkwalk -v2c -c {0}@0x<node GUID> {1} {2} IF-MIB::ifName   (one node: ifIndex = "
+      "port)\n",
+      kDemoCommunity, mibs, a.snmp_listen, kDemoUser, kDemoAuth, kDemoPriv);
 }
 
 int run_demo(const DemoArgs& a) {
@@ -161,6 +185,8 @@ void add_demo_command(CLI::App& app, Action& action) {
       ->capture_default_str()
       ->needs(hosts);
   demo->add_option("--web.listen-address", a->listen, "Where the collector serves /metrics")
+      ->capture_default_str();
+  demo->add_option("--snmp.listen", a->snmp_listen, "Where the collector's SNMP agent listens")
       ->capture_default_str();
   demo->add_option("--utilization", a->utilization, "Generated traffic, fraction of link rate")
       ->capture_default_str()

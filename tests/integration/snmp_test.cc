@@ -276,6 +276,34 @@ TEST(Snmp, V3AuthPrivOnlyAndNoV2cUnlessConfigured) {
   std::filesystem::remove(config);
 }
 
+// Bad SNMP settings stop the start with an error naming the key and the problem.
+TEST(Snmp, BadSettingsAreClearErrors) {
+  const auto run = [](std::vector<std::string> args) {
+    args.insert(args.begin(), {IBPULSE_BINARY_FOR_TESTS, "run", "--exit-after-sweeps", "1",
+                               "--state.save-interval", "off"});
+    return fabric().exec(args);
+  };
+  auto out = run({"--snmp.users", R"({"name":"ops","auth-password":"short"})"});
+  EXPECT_NE(out.exit_code, 0);
+  EXPECT_NE(out.err.find("--snmp.listen: SNMPv3 user 'ops': the auth password needs 8 or more "
+                         "characters"),
+            std::string::npos)
+      << out.err;
+  out = run({"--snmp.users", R"({"name":"ops","auth-password":"long-enough","colour":"red"})"});
+  EXPECT_NE(out.err.find("--snmp.users: unknown user field 'colour'"), std::string::npos)
+      << out.err;
+  out = run(
+      {"--snmp.users", R"({"name":"ops","auth-password":"long-enough","auth-protocol":"SHA-1"})"});
+  EXPECT_NE(out.err.find("auth protocol 'SHA-1' is not one of"), std::string::npos) << out.err;
+  out = run({"--snmp.community", "pub@lic"});
+  EXPECT_NE(out.err.find("SNMP community 'pub@lic'"), std::string::npos) << out.err;
+  out = run({"--snmp.listen", "localhost"});
+  EXPECT_NE(out.err.find("bad SNMP listen address 'localhost': want host:port"), std::string::npos)
+      << out.err;
+  out = run({"--snmp.community", "public", "--snmp.sources", "10.0.0.0/33"});
+  EXPECT_NE(out.err.find("SNMP source '10.0.0.0/33'"), std::string::npos) << out.err;
+}
+
 // Random bytes, truncated and corrupted copies of a valid request, and oversized datagrams:
 // the agent drops them and still answers.
 TEST(Snmp, MalformedDatagramsDoNotHurtTheAgent) {
