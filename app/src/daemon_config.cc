@@ -365,6 +365,17 @@ const std::vector<KeyDef>& key_defs() {
         "Serve each node in its own context, named 0x<node GUID>, with ifIndex = port number",
         "true"},
        boolean(IBPULSE_FIELD(snmp.node_contexts))},
+      {{"snmp.agentx",
+        "AgentX subagent mode: the host snmpd's AgentX socket (unix:/var/agentx/master or "
+        "tcp:127.0.0.1:705); snmpd then answers managers and snmp.listen, community, sources "
+        "and users do not apply. Empty: ibpulse is its own agent",
+        ""},
+       text(IBPULSE_FIELD(snmp.agentx))},
+      {{"snmp.agentx-context",
+        "In AgentX mode, the context that holds the fabric (never the default context, where "
+        "the host's own ifTable is)",
+        "ib"},
+       text(IBPULSE_FIELD(snmp.agentx_context))},
       {{"snmp.sys-name", "sysName of the fabric's context (default: the host name)", ""},
        text(IBPULSE_FIELD(snmp.system.name))},
       {{"snmp.sys-contact", "sysContact", ""}, text(IBPULSE_FIELD(snmp.system.contact))},

@@ -160,8 +160,13 @@ int run_daemon(const RunArgs& a) {
   auto snmp = start_snmp_agent(*config, &snapshots);
   if (!snmp) return abort_start(fmt::format("--snmp.listen: {}", snmp.error()));
   if (*snmp) {
-    spdlog::info("event=snmp_listening address=\"{}\" port={} contexts={}", config->snmp.listen,
-                 (*snmp)->port(), config->snmp.node_contexts ? "per-node" : "fabric-only");
+    if (config->snmp.agentx.empty()) {
+      spdlog::info("event=snmp_listening address=\"{}\" port={} contexts={}", config->snmp.listen,
+                   (*snmp)->port(), config->snmp.node_contexts ? "per-node" : "fabric-only");
+    } else {
+      spdlog::info("event=snmp_agentx socket=\"{}\" context={} node_contexts={}",
+                   config->snmp.agentx, config->snmp.agentx_context, config->snmp.node_contexts);
+    }
   }
   std::atomic<bool> stop_poller{false};
   Status result = Ok{};

@@ -52,7 +52,7 @@ Result<std::unique_ptr<exporters::snmp::SnmpAgent>> start_snmp_agent(
       spdlog::warn("event=snmp_warning message=\"{}\"", message);
     }
   };
-  if (options.communities.empty() && options.users.empty()) {
+  if (options.agentx.empty() && options.communities.empty() && options.users.empty()) {
     spdlog::warn(
         "event=snmp_no_access note=\"the agent answers nobody: configure snmp.community "
         "(v2c) or snmp.users (SNMPv3), or set snmp.listen to off\"");

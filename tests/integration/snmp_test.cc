@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "daemon_client.h"
+#include "ibpulse/sim/process.h"
 #include "sim_fabric.h"
 
 namespace ibpulse::testing {
@@ -64,6 +65,7 @@ std::map<std::string, std::string> parse(const std::string& out) {
     const size_t space = line.find(' ');
     if (!line.starts_with(".1.") || space == std::string::npos) continue;
     std::string value = line.substr(space + 1);
+    if (value.starts_with("No Such") || value.starts_with("No more variables")) continue;
     if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
       value = value.substr(1, value.size() - 2);  // -Oq quotes strings
     values[line.substr(0, space)] = value;
@@ -274,6 +276,96 @@ TEST(Snmp, V3AuthPrivOnlyAndNoV2cUnlessConfigured) {
   EXPECT_NE(community.status, 0);
   EXPECT_NE(community.out.find("Timeout"), std::string::npos) << community.out;
   std::filesystem::remove(config);
+}
+
+// The host's snmpd, unprivileged on a loopback port, as the AgentX master: `public` reads the
+// `ib` context, `host` the default one, `sw2` Switch2's context.
+class Snmpd {
+ public:
+  explicit Snmpd(const std::string& switch2_context) {
+    std::filesystem::create_directories(dir_);
+    port_ = free_udp_port();
+    std::ofstream(dir_ / "snmpd.conf")
+        << fmt::format("agentaddress udp:127.0.0.1:{}\n", port_) << "master agentx\n"
+        << "agentXSocket unix:" << socket() << "\n"
+        << "agentXPerms 0700 0700\n"
+        << "com2sec -Cn ib ibsec default public\n"
+        << "com2sec hostsec default host\n"
+        << "com2sec -Cn " << switch2_context << " nodesec default sw2\n"
+        << "group ibgroup v2c ibsec\ngroup hostgroup v2c hostsec\ngroup nodegroup v2c nodesec\n"
+        << "view all included .1\n"
+        << "access ibgroup ib any noauth exact all none none\n"
+        << "access hostgroup \"\" any noauth exact all none none\n"
+        << "access nodegroup " << switch2_context << " any noauth exact all none none\n"
+        << "[snmp] persistentDir " << dir_.string() << "\n";
+    sim::SpawnSpec spec;
+    spec.argv = {"snmpd", "-f",
+                 "-Lo",   "-C",
+                 "-c",    (dir_ / "snmpd.conf").string(),
+                 "-p",    (dir_ / "snmpd.pid").string(),
+                 "-I",    "agentx,vacm_conf,vacm_vars,vacm_context,system_mib"};
+    spec.env = {{"MIBS", ""}};
+    spec.stdout_path = dir_ / "snmpd.log";
+    spec.stderr_path = dir_ / "snmpd.log";
+    auto started = sim::spawn_detached(spec);
+    if (started) process_ = *started;
+  }
+  ~Snmpd() {
+    if (process_.pid != 0) sim::terminate(process_, 3s);
+    std::filesystem::remove_all(dir_);
+  }
+  Snmpd(const Snmpd&) = delete;
+  Snmpd& operator=(const Snmpd&) = delete;
+
+  bool started() const { return process_.pid != 0; }
+  uint16_t port() const { return port_; }
+  std::string socket() const { return (dir_ / "agentx.sock").string(); }
+  std::string log() const { return read_text_file(dir_ / "snmpd.log"); }
+
+ private:
+  static uint16_t free_udp_port() {
+    const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof a;
+    uint16_t port = 0;
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &length) == 0) {
+      port = ntohs(a.sin_port);
+    }
+    ::close(fd);
+    return port;
+  }
+
+  std::filesystem::path dir_ =
+      std::filesystem::temp_directory_path() / fmt::format("ibpulse-snmpd-{}", getpid());
+  uint16_t port_ = 0;
+  sim::ProcessRef process_;
+};
+
+TEST(Snmp, AgentXSubagentServesTheFabricInItsOwnContextOnly) {
+  const std::string switch2 = guid_context("Switch2");
+  Snmpd snmpd(switch2);
+  ASSERT_TRUE(snmpd.started());
+  std::this_thread::sleep_for(500ms);  // the master's socket
+  Daemon d(fabric(), {"--snmp.agentx", fmt::format("unix:{}", snmpd.socket()),
+                      "--state.save-interval", "off"});
+  ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+  ASSERT_TRUE(d.wait_for("event=snmp_agentx", 1s)) << d.log();
+  std::map<std::string, std::string> fabric_rows;
+  for (int i = 0; i < 50 && fabric_rows.size() < 24; ++i) {  // until the registrations land
+    std::this_thread::sleep_for(200ms);
+    fabric_rows = if_indexes(snmpd.port(), "public");
+  }
+  EXPECT_EQ(fabric_rows.size(), 24u) << snmpd.log() << d.log();
+  EXPECT_EQ(fabric_rows.count("Switch2/1"), 1u);
+  EXPECT_TRUE(if_indexes(snmpd.port(), "host").empty()) << "the default context is the host's";
+  const auto node = if_indexes(snmpd.port(), "sw2");
+  ASSERT_EQ(node.size(), 8u) << snmpd.log();
+  EXPECT_EQ(node.at("Switch2/3"), "3");
+  EXPECT_EQ(d.log().find("Unknown token"), std::string::npos) << d.log();
+  EXPECT_EQ(d.log().find("registering pdu failed"), std::string::npos) << d.log();
 }
 
 // Bad SNMP settings stop the start with an error naming the key and the problem.

@@ -100,6 +100,9 @@ struct SnmpAgent::Impl {
     // net-snmp 5.9 cannot read back the oldEngineID it persisted (an off-by-one); the engineID
     // comes from our own file (engine_id.h), so the complaint says nothing.
     if (text.starts_with("buffer too small to read octet string")) return 0;
+    // AgentX 263 is duplicateRegistration: net-snmp registers our subtrees once more when the
+    // session to the master opens, after we registered them; the first registration stands.
+    if (text.starts_with("registering pdu failed: 263")) return 0;
     if (self->options.log && message->priority <= LOG_WARNING)
       self->options.log(message->priority, text);
     return 0;
@@ -111,8 +114,17 @@ struct SnmpAgent::Impl {
     g_logging_agent.store(this);
     snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_LOGGING, &Impl::log_callback,
                            nullptr);
-    netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_ROLE, 0);  // master
-    netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_PORTS, transport.c_str());
+    const bool subagent = !options.agentx.empty();
+    netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_ROLE, subagent ? 1 : 0);
+    if (subagent) {
+      netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_X_SOCKET,
+                            options.agentx.c_str());
+      // Reconnect soon after the master restarts (snmpd drops a subagent's subtrees meanwhile).
+      netsnmp_ds_set_int(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_AGENTX_PING_INTERVAL, 5);
+      state.fabric_context = options.agentx_context;
+    } else {
+      netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_PORTS, transport.c_str());
+    }
     // Our own directory for everything: no /etc/snmp file changes what the agent does, and
     // the engineID, engine boots and localized keys persist where the daemon keeps its state.
     netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_PERSISTENT_DIR,
@@ -129,16 +141,20 @@ struct SnmpAgent::Impl {
     netsnmp_config_remember(exact_id.data());
     init_agent(kAppName);
     init_vacm_vars();
-    for (const std::string& line : detail::access_lines(options)) {
+    // A subagent has no access control of its own: the master's applies.
+    for (const std::string& line :
+         subagent ? std::vector<std::string>() : detail::access_lines(options)) {
       std::string copy = line;
       netsnmp_config_remember(copy.data());
     }
     init_snmp(kAppName);
-    if (init_master_agent() != 0)
-      return Err("cannot listen on {}: {}", options.listen, bind_failure(options.listen));
-    port = bound_port();
+    if (!subagent) {
+      if (init_master_agent() != 0)
+        return Err("cannot listen on {}: {}", options.listen, bind_failure(options.listen));
+      port = bound_port();
+    }
     communities = std::make_unique<detail::ContextCommunities>(options);
-    if (!register_context("")) return Err("cannot register the SNMP subtrees");
+    if (!register_context(state.fabric_context)) return Err("cannot register the SNMP subtrees");
     return Ok{};
   }
 
@@ -182,7 +198,7 @@ struct SnmpAgent::Impl {
     const std::vector<std::string> wanted = state.view->node_contexts();
     std::vector<std::string> current;
     for (const auto& [name, regs] : registered)
-      if (!name.empty()) current.push_back(name);
+      if (name != state.fabric_context) current.push_back(name);
     if (current == wanted) return;  // both sorted
     std::vector<std::string> gone, added;
     std::set_difference(current.begin(), current.end(), wanted.begin(), wanted.end(),
@@ -193,7 +209,7 @@ struct SnmpAgent::Impl {
       unregister_context(name);
     for (const std::string& name : added)
       register_context(name);
-    communities->set(wanted);
+    if (options.agentx.empty()) communities->set(wanted);  // the master maps them otherwise
     contexts.store(wanted.size(), std::memory_order_relaxed);
   }
 
@@ -225,7 +241,8 @@ struct SnmpAgent::Impl {
 Result<std::unique_ptr<SnmpAgent>> SnmpAgent::start(AgentOptions options,
                                                     const converters::SnapshotStore* snapshots) {
   if (Status valid = validate(options); !valid.ok()) return Error{valid.error()};
-  Result<std::string> transport = detail::transport_spec(options.listen);
+  Result<std::string> transport = options.agentx.empty() ? detail::transport_spec(options.listen)
+                                                         : Result<std::string>(std::string());
   if (!transport.ok()) return Error{transport.error()};
   static std::atomic<bool> running{false};
   if (running.exchange(true)) return Err("an SNMP agent already runs in this process");

@@ -65,7 +65,8 @@ int handle(netsnmp_mib_handler* handler, netsnmp_handler_registration* reg,
            netsnmp_agent_request_info* info, netsnmp_request_info* requests) {
   auto& state = *static_cast<HandlerState*>(handler->myvoid);
   if (!state.view) return SNMP_ERR_NOERROR;  // no snapshot yet: nothing to answer
-  const std::string_view context = reg->contextName != nullptr ? reg->contextName : "";
+  std::string_view context = reg->contextName != nullptr ? reg->contextName : "";
+  if (context == state.fabric_context) context = "";
   const auto now = MibView::Clock::now();
   for (netsnmp_request_info* r = requests; r != nullptr; r = r->next) {
     if (r->processed) continue;

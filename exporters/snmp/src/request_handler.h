@@ -16,6 +16,9 @@ namespace ibpulse::exporters::snmp::detail {
 struct HandlerState {
   // Swapped by the agent loop between packets, never during one: a request sees one view.
   std::shared_ptr<const MibView> view;
+  // The context the fabric is registered in: "" for a master agent, the AgentX context
+  // otherwise; the view knows the fabric as "".
+  std::string fabric_context;
   std::atomic<uint64_t> varbinds{0};
   VarBind scratch;  // reused for every varbind
   Oid request_oid;

@@ -67,6 +67,14 @@ Status validate(const AgentOptions& options) {
   for (const SnmpUser& user : options.users) {
     if (Status s = validate_user(user); !s.ok()) return s;
   }
+  if (!options.agentx.empty()) {
+    if (options.agentx_context.empty() || options.agentx_context.size() > 32 ||
+        options.agentx_context.starts_with("0x")) {
+      return Err("AgentX context '{}': 1-32 characters, not a node's 0x... context",
+                 options.agentx_context);
+    }
+    return Ok{};  // the master's communities and users apply
+  }
   if (options.state_dir.empty() && !options.users.empty())
     return Err("SNMPv3 users need a state directory (engineID, engine boots, keys)");
   return Ok{};

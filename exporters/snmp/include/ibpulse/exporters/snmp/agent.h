@@ -41,6 +41,12 @@ struct AgentOptions {
   std::vector<std::string> sources = {"default"};
   std::vector<SnmpUser> users;
   bool node_contexts = true;
+  // AgentX subagent mode: the host's snmpd (the master, at this AgentX socket, e.g.
+  // "unix:/var/agentx/master" or "tcp:127.0.0.1:705") answers managers; listen, communities,
+  // sources and users are then its business. The fabric goes into the named context, never the
+  // default one, where it would shadow (or be shadowed by) the host's own ifTable.
+  std::string agentx;
+  std::string agentx_context = "ib";
   // net-snmp's persistent files (engineID, engine boots, localized keys); must exist and be
   // writable. Needed only for SNMPv3 users: empty, the agent uses a temporary directory that it
   // removes at stop.
@@ -66,7 +72,7 @@ class SnmpAgent {
   SnmpAgent(const SnmpAgent&) = delete;
   SnmpAgent& operator=(const SnmpAgent&) = delete;
 
-  uint16_t port() const;
+  uint16_t port() const;  // 0 in AgentX mode
   Stats stats() const;
 
   struct Impl;
