@@ -21,6 +21,7 @@
 
 #include "ibpulse/converters/converter.h"
 #include "ibpulse/exporters/prometheus/renderer.h"
+#include "synthetic_fabric.h"
 
 namespace {
 
@@ -31,44 +32,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr uint32_t kPorts = 70000;
 constexpr int kRuns = 5;
-
-std::shared_ptr<const converters::FabricSnapshot> make_snapshot() {
-  auto t = std::make_shared<collector::Topology>();
-  t->subnet_prefix = 0xfe80000000000000ull;
-  converters::Converter converter({});
-  std::vector<RawSample> samples;
-  const uint64_t ext_all =
-      (uint64_t{1} << schema::fields_of(Attribute::kPortCountersExtended).size()) - 1;
-  for (uint32_t p = 0; p < kPorts; ++p) {
-    const collector::PortKey key{0x0002c90300000000ull + p / 36, static_cast<uint8_t>(1 + p % 36)};
-    if (p % 36 == 0) {
-      collector::Node& n = t->nodes.emplace_back();
-      n.guid = key.node_guid;
-      n.kind = collector::NodeKind::kSwitch;
-      n.name = fmt::format("leaf{:05} rack {}", p / 36, p / 36 / 16);
-    }
-    collector::Port& port = t->ports.emplace_back();
-    port.key = key;
-    port.lid = static_cast<uint16_t>(1 + p / 36);
-    port.link = {4, 5, 2, 2, 2, 0, 0, 0, 2, 2, 2, 5};
-    for (Attribute a : {Attribute::kPortCounters, Attribute::kPortCountersExtended}) {
-      RawSample s;
-      s.port = key;
-      s.attribute = a;
-      s.received = Clock::now();
-      s.field_count = static_cast<uint8_t>(schema::fields_of(a).size());
-      s.advertised = (uint64_t{1} << s.field_count) - 1;
-      if (a == Attribute::kPortCounters) s.superseded = collector::superseded_fields(ext_all);
-      for (size_t i = 0; i < s.field_count; ++i)
-        s.values[i] = 1000 + i * 7919 + p;
-      samples.push_back(s);
-    }
-  }
-  converter.set_topology(t);
-  for (const RawSample& s : samples)
-    converter.apply(s);
-  return converter.snapshot(Clock::now());
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -149,7 +112,7 @@ std::vector<Series> parse(const std::string& text, std::map<std::string, std::st
 }  // namespace
 
 int main() {
-  const auto snapshot = make_snapshot();
+  const auto snapshot = bench::synthetic_snapshot(kPorts);
   const exporters::prometheus::FabricRenderer renderer;
 
   // Ours: straight from the snapshot, streamed in 1 MB chunks from a reused buffer, as the

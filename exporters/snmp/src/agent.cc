@@ -155,6 +155,7 @@ struct SnmpAgent::Impl {
     }
     communities = std::make_unique<detail::ContextCommunities>(options);
     if (!register_context(state.fabric_context)) return Err("cannot register the SNMP subtrees");
+    if (options.on_agent_thread) options.on_agent_thread();
     return Ok{};
   }
 

@@ -84,8 +84,8 @@ int handle(netsnmp_mib_handler* handler, netsnmp_handler_registration* reg,
       // Past this registration's subtree the varbind stays as it is: the agent asks the next.
       if (state.view->next(context, state.request_oid, r->inclusive != 0, now, vb) &&
           within(vb.name, reg)) {
-        std::vector<::oid> name(vb.name.begin(), vb.name.end());
-        snmp_set_var_objid(var, name.data(), name.size());
+        state.answer_oid.assign(vb.name.begin(), vb.name.end());
+        snmp_set_var_objid(var, state.answer_oid.data(), state.answer_oid.size());
         set_value(var, vb);
       }
     } else {

@@ -22,6 +22,7 @@ struct HandlerState {
   std::atomic<uint64_t> varbinds{0};
   VarBind scratch;  // reused for every varbind
   Oid request_oid;
+  std::vector<::oid> answer_oid;
 };
 
 // Registers `subtree` in `context` ("" = default) with the handler; null on failure.

@@ -52,6 +52,9 @@ struct AgentOptions {
   // removes at stop.
   std::string state_dir;
   SystemInfo system;
+  // Runs once on the agent thread after net-snmp is set up and before the first request: for
+  // registrations of the caller's own (the benchmark's reference table). Usually empty.
+  std::function<void()> on_agent_thread;
   // net-snmp's own messages (priority as syslog's: 3 error, 4 warning, ...).
   std::function<void(int priority, std::string_view message)> log;
 };

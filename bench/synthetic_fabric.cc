@@ -1,0 +1,53 @@
+#include "synthetic_fabric.h"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "ibpulse/converters/converter.h"
+
+namespace ibpulse::bench {
+
+using collector::RawSample;
+using schema::Attribute;
+using Clock = std::chrono::steady_clock;
+
+std::shared_ptr<const converters::FabricSnapshot> synthetic_snapshot(uint32_t ports) {
+  auto t = std::make_shared<collector::Topology>();
+  t->subnet_prefix = 0xfe80000000000000ull;
+  converters::Converter converter({});
+  std::vector<RawSample> samples;
+  const uint64_t ext_all =
+      (uint64_t{1} << schema::fields_of(Attribute::kPortCountersExtended).size()) - 1;
+  for (uint32_t p = 0; p < ports; ++p) {
+    const collector::PortKey key{0x0002c90300000000ull + p / 36, static_cast<uint8_t>(1 + p % 36)};
+    if (p % 36 == 0) {
+      collector::Node& n = t->nodes.emplace_back();
+      n.guid = key.node_guid;
+      n.kind = collector::NodeKind::kSwitch;
+      n.name = fmt::format("leaf{:05} rack {}", p / 36, p / 36 / 16);
+    }
+    collector::Port& port = t->ports.emplace_back();
+    port.key = key;
+    port.lid = static_cast<uint16_t>(1 + p / 36);
+    port.link = {4, 5, 2, 2, 2, 0, 0, 0, 2, 2, 2, 5};
+    for (Attribute a : {Attribute::kPortCounters, Attribute::kPortCountersExtended}) {
+      RawSample s;
+      s.port = key;
+      s.attribute = a;
+      s.received = Clock::now();
+      s.field_count = static_cast<uint8_t>(schema::fields_of(a).size());
+      s.advertised = (uint64_t{1} << s.field_count) - 1;
+      if (a == Attribute::kPortCounters) s.superseded = collector::superseded_fields(ext_all);
+      for (size_t i = 0; i < s.field_count; ++i)
+        s.values[i] = 1000 + i * 7919 + p;
+      samples.push_back(s);
+    }
+  }
+  converter.set_topology(t);
+  for (const RawSample& s : samples)
+    converter.apply(s);
+  return converter.snapshot(Clock::now());
+}
+
+}  // namespace ibpulse::bench
