@@ -1,7 +1,9 @@
 #include "daemon_client.h"
 
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -72,6 +74,21 @@ uint16_t Daemon::listening_port(const std::string& event) const {
   const std::string text = log();
   if (!std::regex_search(text, m, re)) return 0;
   return static_cast<uint16_t>(std::stoul(m[1]));
+}
+
+uint16_t free_loopback_port(int socket_type) {
+  const int fd = ::socket(AF_INET, socket_type | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  uint16_t port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  ::close(fd);
+  return port;
 }
 
 std::string read_text_file(const std::filesystem::path& path) {

@@ -42,6 +42,8 @@ class Daemon {
 };
 
 std::string read_text_file(const std::filesystem::path& path);
+// A loopback port nobody uses now (bound to port 0, then released): SOCK_STREAM or SOCK_DGRAM.
+uint16_t free_loopback_port(int socket_type);
 size_t count(const std::string& text, const std::string& needle);
 
 // The start of the daemon's total line for a counter of `node`'s `port`.

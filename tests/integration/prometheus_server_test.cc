@@ -39,22 +39,6 @@ std::string guid_of(const std::string& node) {
   return guid_text(fabric().port(node, 1).node_guid);
 }
 
-// A loopback port nobody listens on now (bound to port 0, then released).
-uint16_t free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  uint16_t port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  ::close(fd);
-  return port;
-}
-
 double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
@@ -94,7 +78,7 @@ class Prometheus {
                                               "    static_configs:\n"
                                               "      - targets: ['127.0.0.1:"
                                            << target_port << "']\n";
-    port_ = free_port();
+    port_ = free_loopback_port(SOCK_STREAM);
     const auto program = sim::find_program("prometheus");
     if (!program || port_ == 0) return;
     // Everything the child needs is built before fork: it only opens, dups and execs.

@@ -36,21 +36,6 @@ std::string http_get(const std::string& url) {
   return out ? out->out : "ERROR " + out.error();
 }
 
-uint16_t free_tcp_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof a;
-  uint16_t port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &length) == 0) {
-    port = ntohs(a.sin_port);
-  }
-  ::close(fd);
-  return port;
-}
-
 // The value of the one sample line of `text` that matches `pattern` (a regex up to the value).
 std::string sample_value(const std::string& text, const std::string& pattern) {
   std::smatch m;
@@ -60,7 +45,7 @@ std::string sample_value(const std::string& text, const std::string& pattern) {
 
 struct SnmpExporter {
   sim::ProcessRef process;
-  uint16_t port = free_tcp_port();
+  uint16_t port = free_loopback_port(SOCK_STREAM);
   std::filesystem::path log = std::filesystem::temp_directory_path() /
                               ("ibpulse-snmp-exporter-" + std::to_string(::getpid()) + ".log");
   SnmpExporter() {

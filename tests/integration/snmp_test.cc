@@ -284,7 +284,7 @@ class Snmpd {
  public:
   explicit Snmpd(const std::string& switch2_context) {
     std::filesystem::create_directories(dir_);
-    port_ = free_udp_port();
+    port_ = free_loopback_port(SOCK_DGRAM);
     std::ofstream(dir_ / "snmpd.conf")
         << fmt::format("agentaddress udp:127.0.0.1:{}\n", port_) << "master agentx\n"
         << "agentXSocket unix:" << socket() << "\n"
@@ -323,21 +323,6 @@ class Snmpd {
   std::string log() const { return read_text_file(dir_ / "snmpd.log"); }
 
  private:
-  static uint16_t free_udp_port() {
-    const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof a;
-    uint16_t port = 0;
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &length) == 0) {
-      port = ntohs(a.sin_port);
-    }
-    ::close(fd);
-    return port;
-  }
-
   std::filesystem::path dir_ =
       std::filesystem::temp_directory_path() / fmt::format("ibpulse-snmpd-{}", getpid());
   uint16_t port_ = 0;

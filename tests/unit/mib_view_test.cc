@@ -71,18 +71,7 @@ std::shared_ptr<const converters::FabricSnapshot> snapshot() {
   narrow.values[field(Attribute::kPortCounters, "PortRcvErrors")] = 3;
   narrow.values[field(Attribute::kPortCounters, "LinkDownedCounter")] = 2;
   c.apply(narrow);
-  collector::RawSample vl;  // PortSamples: RcvDataVL1 = 10 dwords, RcvPktVL1 = 2
-  vl.port = kHca;
-  vl.attribute = Attribute::kPortSamplesResultExtended;
-  vl.received = t0 + 1s;
-  vl.sampled_for = 1s;
-  vl.field_count = 2;
-  vl.advertised = 3;
-  vl.selects[0] = 0x4102;
-  vl.selects[1] = 0x4104;
-  vl.values[0] = 10;
-  vl.values[1] = 2;
-  c.apply(vl);
+  c.apply(converters::testing::vl1_sample(kHca, t0));
   return c.snapshot(t0 + 2s);
 }
 

@@ -74,18 +74,7 @@ std::string render_fabric(MetricGroups groups = {}) {
       0xFFFF;  // latched
   narrow.values[converters::testing::field(Attribute::kPortCounters, "PortRcvErrors")] = 3;
   c.apply(narrow);
-  collector::RawSample vl;  // a PortSamples result: RcvDataVL1 = 10 dwords, RcvPktVL1 = 2
-  vl.port = kHca;
-  vl.attribute = Attribute::kPortSamplesResultExtended;
-  vl.received = t0 + 1s;
-  vl.sampled_for = 1s;
-  vl.field_count = 2;
-  vl.advertised = 3;
-  vl.selects[0] = 0x4102;
-  vl.selects[1] = 0x4104;
-  vl.values[0] = 10;
-  vl.values[1] = 2;
-  c.apply(vl);
+  c.apply(converters::testing::vl1_sample(kHca, t0));
   std::string out;
   FabricRenderer(groups).render(*c.snapshot(t0 + 2s), out);
   return out;

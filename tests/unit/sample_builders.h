@@ -30,4 +30,22 @@ inline collector::RawSample sample(collector::PortKey port, schema::Attribute a,
   return s;
 }
 
+// A PortSamplesResultExtended reading of `port` at `at` + 1 s: RcvDataVL1 = 10 dwords and
+// RcvPktVL1 = 2 over one second.
+inline collector::RawSample vl1_sample(collector::PortKey port,
+                                       std::chrono::steady_clock::time_point at) {
+  collector::RawSample vl;
+  vl.port = port;
+  vl.attribute = schema::Attribute::kPortSamplesResultExtended;
+  vl.received = at + std::chrono::seconds(1);
+  vl.sampled_for = std::chrono::seconds(1);
+  vl.field_count = 2;
+  vl.advertised = 3;
+  vl.selects[0] = 0x4102;  // RcvDataVL1
+  vl.selects[1] = 0x4104;  // RcvPktVL1
+  vl.values[0] = 10;
+  vl.values[1] = 2;
+  return vl;
+}
+
 }  // namespace ibpulse::converters::testing
