@@ -157,7 +157,9 @@ int run_daemon(const RunArgs& a) {
     spdlog::info("event=web_listening address=\"{}\" port={} path=/metrics",
                  config->web_listen_address, (*web)->port());
   }
-  auto snmp = start_snmp_agent(*config, &snapshots);
+  auto snmp = start_snmp_agent(*config, &snapshots, [&] {
+    return collector_status(poller.stats(), converter.stats(), snapshots.load());
+  });
   if (!snmp) return abort_start(fmt::format("--snmp.listen: {}", snmp.error()));
   if (*snmp) {
     if (config->snmp.agentx.empty()) {

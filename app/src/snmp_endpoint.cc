@@ -28,8 +28,36 @@ Result<std::string> snmp_state_dir(const DaemonConfig& config) {
 
 }  // namespace
 
+exporters::snmp::CollectorStatus collector_status(
+    const collector::PollerStats& poller, const converters::ConverterStats& converter,
+    const std::shared_ptr<const converters::FabricSnapshot>& snapshot) {
+  exporters::snmp::CollectorStatus s;
+  s.nodes = poller.nodes;
+  s.ports = poller.ports;
+  s.discoveries = poller.discoveries;
+  s.discovery_failures = poller.discovery_failures;
+  s.sweeps = poller.sweeps;
+  s.last_sweep_ms = static_cast<uint64_t>(poller.last_sweep.seconds * 1000);
+  s.last_sweep_lag_ms = static_cast<uint64_t>(poller.last_sweep.lag_seconds * 1000);
+  s.stale_ports = poller.last_sweep.stale;
+  s.mads_sent = poller.mad.sent;
+  s.mad_timeouts = poller.mad.attempt_timeouts;
+  s.mad_failures =
+      poller.mad.failed_timeout + poller.mad.failed_unreachable + poller.mad.failed_status;
+  s.discontinuities = converter.foreign_clears + converter.source_switches;
+  if (snapshot) {
+    for (const auto& port : snapshot->ports)
+      s.saturated_counters += static_cast<uint64_t>(__builtin_popcountll(port.saturated));
+    s.snapshot_age_ms = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                  converters::Clock::now() - snapshot->published)
+                                                  .count());
+  }
+  return s;
+}
+
 Result<std::unique_ptr<exporters::snmp::SnmpAgent>> start_snmp_agent(
-    const DaemonConfig& config, const converters::SnapshotStore* snapshots) {
+    const DaemonConfig& config, const converters::SnapshotStore* snapshots,
+    std::function<exporters::snmp::CollectorStatus()> status) {
   if (config.snmp.listen == "off") return std::unique_ptr<exporters::snmp::SnmpAgent>();
   exporters::snmp::AgentOptions options = config.snmp;
   // SNMPv3 needs the engineID and engine boots to persist (RFC 3414); v1/v2c need nothing kept,
@@ -57,6 +85,7 @@ Result<std::unique_ptr<exporters::snmp::SnmpAgent>> start_snmp_agent(
         "event=snmp_no_access note=\"the agent answers nobody: configure snmp.community "
         "(v2c) or snmp.users (SNMPv3), or set snmp.listen to off\"");
   }
+  options.status = std::move(status);
   return exporters::snmp::SnmpAgent::start(std::move(options), snapshots);
 }
 

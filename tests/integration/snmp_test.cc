@@ -189,6 +189,14 @@ TEST(Snmp, NodeContextsServeOneNodeNumberedByPort) {
                              "1.3.6.1.2.1.2.1.0 1.3.6.1.2.1.1.5.0"));
   EXPECT_EQ(hca.at(".1.3.6.1.2.1.2.1.0"), "2");  // ifNumber: the HCA's two ports
   EXPECT_EQ(hca.at(".1.3.6.1.2.1.1.5.0"), "Hca3");
+  // IBPULSE-MIB's collector scalars, in the fabric's context.
+  const auto status = parse(v2c("snmpget", port, "public",
+                                "1.3.6.1.4.1.8072.9999.9999.1.1.1.0 "
+                                "1.3.6.1.4.1.8072.9999.9999.1.1.2.0 "
+                                "1.3.6.1.4.1.8072.9999.9999.1.1.5.0"));
+  EXPECT_EQ(status.at(".1.3.6.1.4.1.8072.9999.9999.1.1.1.0"), "6");              // nodes
+  EXPECT_EQ(status.at(".1.3.6.1.4.1.8072.9999.9999.1.1.2.0"), "24");             // ports
+  EXPECT_GE(std::stoull(status.at(".1.3.6.1.4.1.8072.9999.9999.1.1.5.0")), 1u);  // sweeps
   // An unknown context and an unknown community get nothing (a timeout: no answer at all).
   const auto quick_get = [&](const std::string& community) {
     return snmp_tool(

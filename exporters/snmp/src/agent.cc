@@ -196,8 +196,14 @@ struct SnmpAgent::Impl {
         std::make_shared<const MibView>(snapshot, options.system, started, options.node_contexts);
     views.fetch_add(1, std::memory_order_relaxed);
     if (options.node_contexts) sync_node_contexts();
-    if (registered.count(state.fabric_context) == 0 && !register_context(state.fabric_context)) {
-      if (options.log) options.log(3, "cannot register the fabric's SNMP subtrees");
+    if (registered.count(state.fabric_context) == 0) {
+      bool ok = register_context(state.fabric_context);
+      if (ok && options.status) {
+        netsnmp_handler_registration* reg = register_status(state, state.fabric_context);
+        ok = reg != nullptr;
+        if (ok) registered[state.fabric_context].push_back(reg);
+      }
+      if (!ok && options.log) options.log(3, "cannot register the fabric's SNMP subtrees");
     }
     fabric_context_first();
   }
@@ -240,6 +246,7 @@ struct SnmpAgent::Impl {
   void loop() {
     while (!stop.load()) {
       refresh();
+      if (options.status) state.status = options.status();
       int fds = 0, block = 0;
       fd_set readable;
       FD_ZERO(&readable);

@@ -95,19 +95,53 @@ int handle(netsnmp_mib_handler* handler, netsnmp_handler_registration* reg,
   return SNMP_ERR_NOERROR;
 }
 
-}  // namespace
+int handle_status(netsnmp_mib_handler* handler, netsnmp_handler_registration*,
+                  netsnmp_agent_request_info* info, netsnmp_request_info* requests) {
+  auto& state = *static_cast<HandlerState*>(handler->myvoid);
+  for (netsnmp_request_info* r = requests; r != nullptr; r = r->next) {
+    if (r->processed) continue;
+    netsnmp_variable_list* var = r->requestvb;
+    to_oid(var->name, var->name_length, state.request_oid);
+    VarBind& vb = state.scratch;
+    const bool get = info->mode == MODE_GET;
+    if (info->mode != MODE_GET && info->mode != MODE_GETNEXT) {
+      netsnmp_set_request_error(info, r, SNMP_ERR_NOTWRITABLE);
+    } else if (status_next(state.status, state.request_oid, get || r->inclusive != 0, vb) &&
+               (!get || vb.name == state.request_oid)) {
+      if (!get) {
+        state.answer_oid.assign(vb.name.begin(), vb.name.end());
+        snmp_set_var_objid(var, state.answer_oid.data(), state.answer_oid.size());
+      }
+      set_value(var, vb);
+    } else if (get) {
+      netsnmp_set_request_error(info, r, SNMP_NOSUCHINSTANCE);
+    }
+  }
+  return SNMP_ERR_NOERROR;
+}
 
-netsnmp_handler_registration* register_subtree(HandlerState& state, const Oid& subtree,
-                                               const std::string& context) {
+netsnmp_handler_registration* register_with(HandlerState& state, Netsnmp_Node_Handler* fn,
+                                            const Oid& subtree, const std::string& context) {
   std::vector<::oid> root(subtree.begin(), subtree.end());
   const std::string name = "ibpulse" + (context.empty() ? std::string() : "@" + context);
   netsnmp_handler_registration* reg = netsnmp_create_handler_registration(
-      name.c_str(), &handle, root.data(), root.size(), HANDLER_CAN_RONLY);
+      name.c_str(), fn, root.data(), root.size(), HANDLER_CAN_RONLY);
   if (reg == nullptr) return nullptr;
   reg->handler->myvoid = &state;
   if (!context.empty()) reg->contextName = strdup(context.c_str());
   if (netsnmp_register_handler(reg) != MIB_REGISTERED_OK) return nullptr;
   return reg;
+}
+
+}  // namespace
+
+netsnmp_handler_registration* register_status(HandlerState& state, const std::string& context) {
+  return register_with(state, &handle_status, collector_status_oid(), context);
+}
+
+netsnmp_handler_registration* register_subtree(HandlerState& state, const Oid& subtree,
+                                               const std::string& context) {
+  return register_with(state, &handle, subtree, context);
 }
 
 }  // namespace ibpulse::exporters::snmp::detail

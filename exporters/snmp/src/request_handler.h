@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "ibpulse/exporters/snmp/mib_view.h"
+#include "ibpulse/exporters/snmp/status_scalars.h"
 #include "net_snmp.h"
 
 namespace ibpulse::exporters::snmp::detail {
@@ -19,6 +20,7 @@ struct HandlerState {
   // The context the fabric is registered in: "" for a master agent, the AgentX context
   // otherwise; the view knows the fabric as "".
   std::string fabric_context;
+  CollectorStatus status;  // refreshed by the agent loop
   std::atomic<uint64_t> varbinds{0};
   VarBind scratch;  // reused for every varbind
   Oid request_oid;
@@ -28,5 +30,7 @@ struct HandlerState {
 // Registers `subtree` in `context` ("" = default) with the handler; null on failure.
 netsnmp_handler_registration* register_subtree(HandlerState& state, const Oid& subtree,
                                                const std::string& context);
+// IBPULSE-MIB's collector status scalars in `context`.
+netsnmp_handler_registration* register_status(HandlerState& state, const std::string& context);
 
 }  // namespace ibpulse::exporters::snmp::detail

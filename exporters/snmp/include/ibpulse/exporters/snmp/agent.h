@@ -20,6 +20,7 @@
 #include "ibpulse/base/result.h"
 #include "ibpulse/converters/snapshot.h"
 #include "ibpulse/exporters/snmp/mib_view.h"
+#include "ibpulse/exporters/snmp/status_scalars.h"
 
 namespace ibpulse::exporters::snmp {
 
@@ -55,6 +56,8 @@ struct AgentOptions {
   // Runs once on the agent thread after net-snmp is set up and before the first request: for
   // registrations of the caller's own (the benchmark's reference table). Usually empty.
   std::function<void()> on_agent_thread;
+  // IBPULSE-MIB's collector status, read by the agent thread every 100 ms; none: not served.
+  std::function<CollectorStatus()> status;
   // net-snmp's own messages (priority as syslog's: 3 error, 4 warning, ...).
   std::function<void(int priority, std::string_view message)> log;
 };
