@@ -39,12 +39,18 @@ struct Tool {
 
 // A net-snmp tool, loading no MIB files, with its own persistent directory.
 Tool snmp_tool(const std::string& args) {
-  static const std::string dir = [] {
-    auto d = std::filesystem::temp_directory_path() /
-             ("ibpulse-snmp-client-" + std::to_string(getpid()));
-    std::filesystem::create_directories(d);
-    return d.string();
-  }();
+  // Removed when the test binary exits.
+  struct ClientDir {
+    std::filesystem::path path =
+        std::filesystem::temp_directory_path() / fmt::format("ibpulse-snmp-client-{}", getpid());
+    ClientDir() { std::filesystem::create_directories(path); }
+    ~ClientDir() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  };
+  static const ClientDir client_dir;
+  const std::string dir = client_dir.path.string();
   const std::string command =
       "MIBS= SNMP_PERSISTENT_DIR=" + dir + " SNMPCONFPATH=" + dir + " " + args + " 2>&1";
   Tool t;
