@@ -44,10 +44,9 @@ exporters::snmp::CollectorStatus collector_status(
   s.mad_timeouts = poller.mad.attempt_timeouts;
   s.mad_failures =
       poller.mad.failed_timeout + poller.mad.failed_unreachable + poller.mad.failed_status;
-  s.discontinuities = converter.foreign_clears + converter.source_switches;
+  s.discontinuities = converter.discontinuities();
   if (snapshot) {
-    for (const auto& port : snapshot->ports)
-      s.saturated_counters += static_cast<uint64_t>(__builtin_popcountll(port.saturated));
+    s.saturated_counters = snapshot->saturated_counters();
     s.snapshot_age_ms = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
                                                   converters::Clock::now() - snapshot->published)
                                                   .count());

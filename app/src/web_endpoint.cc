@@ -38,8 +38,7 @@ void WebEndpoint::metrics(const MetricsServer::BodyWriter& write) {
   if (snap) {
     status.snapshot_age_seconds =
         std::chrono::duration<double>(converters::Clock::now() - snap->published).count();
-    for (const auto& port : snap->ports)
-      status.saturated_counters += static_cast<uint64_t>(__builtin_popcountll(port.saturated));
+    status.saturated_counters = snap->saturated_counters();
   }
   if (const auto* server = serving_.load(std::memory_order_acquire)) {
     const auto st = server->stats();

@@ -63,6 +63,13 @@ struct Converter::SpareSnapshot {
   std::vector<PortSnapshot> ports;
 };
 
+uint64_t FabricSnapshot::saturated_counters() const {
+  uint64_t n = 0;
+  for (const PortSnapshot& p : ports)
+    n += static_cast<uint64_t>(std::popcount(p.saturated));
+  return n;
+}
+
 const PortSnapshot* FabricSnapshot::find(collector::PortKey key) const {
   const auto it =
       std::lower_bound(ports.begin(), ports.end(), key,

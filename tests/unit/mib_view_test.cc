@@ -9,51 +9,25 @@
 
 #include "ibpulse/converters/converter.h"
 #include "sample_builders.h"
+#include "test_fabric.h"
 
 namespace ibpulse::exporters::snmp {
 namespace {
 
-using collector::PortKey;
 using converters::Clock;
 using converters::testing::field;
 using converters::testing::sample;
 using schema::Attribute;
 using namespace std::chrono_literals;
 
-const PortKey kHca{0x0002c90300000001ull, 1}, kSwitch{0x0002c90300000abcull, 7};
-const PortKey kSwitchDown{0x0002c90300000abcull, 8};
+using converters::testing::kHca;
+using converters::testing::kSwitch;
+using converters::testing::kSwitchDown;
 const Clock::time_point t0 = Clock::time_point{} + 1h;
 const std::string kSwitchContext = "0x0002c90300000abc";
 
 std::shared_ptr<collector::Topology> fabric() {
-  auto t = std::make_shared<collector::Topology>();
-  collector::Node hca;
-  hca.guid = kHca.node_guid;
-  hca.name = "node01 HCA-1";
-  collector::Node sw;
-  sw.guid = kSwitch.node_guid;
-  sw.kind = collector::NodeKind::kSwitch;
-  sw.name = "leaf01";
-  t->nodes = {hca, sw};
-  for (const auto& [key, remote] : {std::pair{kHca, kSwitch}, std::pair{kSwitch, kHca}}) {
-    collector::Port p;
-    p.key = key;
-    p.remote = remote;
-    p.lid = key == kHca ? 12 : 3;
-    p.link.state = 4;
-    p.link.phys_state = 5;
-    p.link.width_active = 2;      // 4X
-    p.link.speed_ext_active = 2;  // EDR: 100 Gb/s of data
-    p.link.mtu = 5;
-    t->ports.push_back(p);
-  }
-  collector::Port down;
-  down.key = kSwitchDown;
-  down.lid = 3;
-  down.link.state = 1;
-  down.link.phys_state = 2;
-  t->ports.push_back(down);
-  return t;
+  return converters::testing::two_node_fabric("leaf01");
 }
 
 std::shared_ptr<const converters::FabricSnapshot> snapshot() {

@@ -7,55 +7,24 @@
 #include "ibpulse/converters/converter.h"
 #include "promtool_lint.h"
 #include "sample_builders.h"
+#include "test_fabric.h"
 
 namespace ibpulse::exporters::prometheus {
 namespace {
 
-using collector::PortKey;
 using converters::Clock;
 using converters::Converter;
 using schema::Attribute;
 using namespace std::chrono_literals;
 
-const PortKey kHca{0x0002c90300000001ull, 1}, kSwitch{0x0002c90300000abcull, 7};
-const PortKey kSwitchDown{0x0002c90300000abcull, 8};  // no cable: Down, Polling
+using converters::testing::kHca;
+using converters::testing::kSwitch;
+using converters::testing::kSwitchDown;
 const Clock::time_point t0 = Clock::time_point{} + 1h;
 
 std::shared_ptr<collector::Topology> fabric() {
-  auto t = std::make_shared<collector::Topology>();
-  t->subnet_prefix = 0xfe80000000000000ull;
-  collector::Node hca;
-  hca.guid = kHca.node_guid;
-  hca.kind = collector::NodeKind::kCa;
-  hca.name = "node01 HCA-1";
-  hca.system_image_guid = 0x1111;
-  collector::Node sw;
-  sw.guid = kSwitch.node_guid;
-  sw.kind = collector::NodeKind::kSwitch;
-  sw.name = "leaf \"A\\1\"\nrack";  // quotes, a backslash and a newline: all escaped
-  t->nodes = {hca, sw};
-  for (const auto& [key, remote] : {std::pair{kHca, kSwitch}, std::pair{kSwitch, kHca}}) {
-    collector::Port p;
-    p.key = key;
-    p.remote = remote;
-    p.lid = key == kHca ? 12 : 3;
-    p.link.state = 4;
-    p.link.phys_state = 5;
-    p.link.width_active = 2;      // 4X
-    p.link.speed_ext_active = 2;  // EDR
-    p.link.mtu = 5;
-    t->ports.push_back(p);
-  }
-  collector::Port down;
-  down.key = kSwitchDown;
-  down.lid = 3;
-  down.link.state = 1;
-  down.link.phys_state = 2;
-  down.link.width_active = 2;  // what PortInfo of a down port still says (ibsim's does)
-  down.link.speed_active = 1;
-  down.link.mtu = 5;
-  t->ports.push_back(down);
-  return t;
+  // quotes, a backslash and a newline: all escaped
+  return converters::testing::two_node_fabric("leaf \"A\\1\"\nrack");
 }
 
 std::string render_fabric(MetricGroups groups = {}) {

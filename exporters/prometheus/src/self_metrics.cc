@@ -102,7 +102,7 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
           [](S s) { return s.converter.source_switches; });
   i.total("ibpulse_discontinuities_total",
           "Breaks in a counter's history: out-of-band clears plus source switches",
-          [](S s) { return s.converter.foreign_clears + s.converter.source_switches; });
+          [](S s) { return s.converter.discontinuities(); });
   i.level("ibpulse_snapshot_age_seconds", "Age of the snapshot the scrape was rendered from",
           [](S s) { return s.snapshot_age_seconds; });
   i.total("ibpulse_scrapes_total", "Scrapes of /metrics served", [](S s) { return s.scrapes; });

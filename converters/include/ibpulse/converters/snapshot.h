@@ -62,6 +62,9 @@ struct ConverterStats {
   uint64_t clear_requests = 0, clear_requests_dropped = 0;
   uint64_t clear_window_lost_max = 0;  // upper bound of counts lost between read and clear
   double clear_window_seconds = 0;     // summed time between the read and the clear
+
+  // Breaks in a counter's history: out-of-band clears plus source switches.
+  uint64_t discontinuities() const { return foreign_clears + source_switches; }
 };
 
 struct FabricSnapshot {
@@ -71,6 +74,8 @@ struct FabricSnapshot {
   Clock::time_point published{};
 
   const PortSnapshot* find(collector::PortKey key) const;
+  // Narrow counters latched at all ones right now, over every port.
+  uint64_t saturated_counters() const;
 };
 
 class SnapshotStore {
