@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -77,6 +78,16 @@ std::map<std::string, std::string> parse(const std::string& out) {
     values[line.substr(0, space)] = value;
   }
   return values;
+}
+
+// Joins the lines net-snmp wraps long hex strings onto to their varbind's line.
+std::string unwrap(const std::string& out) {
+  std::string joined;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const bool continuation = out[i] == '\n' && i + 1 < out.size() && out[i + 1] != '.';
+    joined += continuation ? ' ' : out[i];
+  }
+  return joined;
 }
 
 std::string v2c(const std::string& tool, uint16_t port, const std::string& community,
@@ -290,6 +301,72 @@ TEST(Snmp, V3AuthPrivOnlyAndNoV2cUnlessConfigured) {
   EXPECT_NE(community.status, 0);
   EXPECT_NE(community.out.find("Timeout"), std::string::npos) << community.out;
   std::filesystem::remove(config);
+}
+
+// RFC 3414 across restarts: the same engineID, snmpEngineBoots one more each start; users
+// only as the config says now (net-snmp's own store would keep the old password's keys); a
+// damaged boots record is a clear error.
+TEST(Snmp, V3EngineAndUsersFollowTheStateAndConfigAcrossRestarts) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / fmt::format("ibpulse-snmp-engine-{}", getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto config = dir / "ibpulse.yaml";
+  const auto write_config = [&](const std::string& auth_password) {
+    std::ofstream(config) << "snmp:\n  users:\n    - name: monitor\n      auth-password: \""
+                          << auth_password << "\"\n      priv-password: \"priv-secret-1\"\n";
+  };
+  const std::string engine_oids = " 1.3.6.1.6.3.10.2.1.1.0 1.3.6.1.6.3.10.2.1.2.0";
+  const auto v3_get = [&](uint16_t port, const std::string& auth_password) {
+    return snmp_tool("snmpget -v3 -u monitor -l authPriv -a SHA-256 -A " + auth_password +
+                     " -x AES -X priv-secret-1 -On -Oq -Ox -t 1 -r 0 127.0.0.1:" +
+                     std::to_string(port) + engine_oids);
+  };
+  const std::vector<std::string> args = {
+      "--config", config.string(), "--state.dir", (dir / "state").string(), "--state.save-interval",
+      "off"};
+  std::map<std::string, std::string> first, second;
+  write_config("auth-secret-1");
+  {
+    Daemon d(fabric(), args);
+    ASSERT_TRUE(d.wait_for("event=snmp_listening", 10s)) << d.log();
+    Tool got = v3_get(d.snmp_port(), "auth-secret-1");
+    EXPECT_EQ(got.status, 0) << got.out;
+    first = parse(unwrap(got.out));
+    d.stop();
+  }
+  write_config("auth-secret-2");
+  {
+    Daemon d(fabric(), args);
+    ASSERT_TRUE(d.wait_for("event=snmp_listening", 10s)) << d.log();
+    Tool old_password = v3_get(d.snmp_port(), "auth-secret-1");
+    EXPECT_NE(old_password.out.find("Authentication failure"), std::string::npos)
+        << old_password.out;
+    Tool got = v3_get(d.snmp_port(), "auth-secret-2");
+    EXPECT_EQ(got.status, 0) << got.out;
+    second = parse(unwrap(got.out));
+    d.stop();
+  }
+  const std::string id = ".1.3.6.1.6.3.10.2.1.1.0", boots = ".1.3.6.1.6.3.10.2.1.2.0";
+  // The engineID file's "0x80001f8805" + 16 octets, as -Ox prints them: "80 00 1F 88 05 ...".
+  const std::string stored = read_text_file(dir / "state" / "snmp" / "engine-id");
+  ASSERT_EQ(stored.size(), 2u + 2 * 21 + 1) << stored;
+  std::string served = "0x";
+  for (char c : first[id])
+    if (c != ' ') served += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  EXPECT_EQ(served + "\n", stored);
+  EXPECT_EQ(second[id], first[id]);
+  EXPECT_EQ(first[boots], "1");
+  EXPECT_EQ(second[boots], "2");
+  std::ofstream(dir / "state" / "snmp" / "engine-boots") << "many\n";
+  const auto out = fabric().exec({IBPULSE_BINARY_FOR_TESTS, "run", "--exit-after-sweeps", "1",
+                                  "--config", config.string(), "--state.dir",
+                                  (dir / "state").string(), "--state.save-interval", "off"});
+  EXPECT_NE(out.exit_code, 0);
+  EXPECT_NE(out.err.find("engine-boots: not an engine boots record written by ibpulse"),
+            std::string::npos)
+      << out.err;
+  std::filesystem::remove_all(dir);
 }
 
 // The host's snmpd, unprivileged on a loopback port, as the AgentX master: `public` reads the

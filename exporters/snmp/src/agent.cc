@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -108,6 +109,17 @@ struct SnmpAgent::Impl {
     return 0;
   }
 
+  // After init_snmp(), which left net-snmp's boots at 1 (see engine_id.h): its own setter, then
+  // the timing cache USM checks incoming messages against.
+  static void set_engine_boots(uint32_t boots) {
+    std::string previous = std::to_string(boots - 1);
+    engineBoots_conf("engineBoots", previous.data());  // sets previous + 1
+    std::array<u_char, 64> id{};
+    const size_t length = snmpv3_get_engineID(id.data(), id.size());
+    set_enginetime(id.data(), static_cast<u_int>(length), boots,
+                   static_cast<u_int>(snmpv3_local_snmpEngineTime()), TRUE);
+  }
+
   Status init(const std::string& transport) {
     snmp_disable_log();
     snmp_enable_calllog();
@@ -125,12 +137,19 @@ struct SnmpAgent::Impl {
     } else {
       netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_PORTS, transport.c_str());
     }
-    // Our own directory for everything: no /etc/snmp file changes what the agent does, and
-    // the engineID, engine boots and localized keys persist where the daemon keeps its state.
+    // Our own directory for everything: no /etc/snmp file changes what the agent does.
     netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_PERSISTENT_DIR,
                           options.state_dir.c_str());
     netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_CONFIGURATION_DIR,
                           options.state_dir.c_str());
+    // Nothing of net-snmp's own persistence: the users it would store (with their keys) would
+    // outlive a changed password or a user removed from the config, and the engineID and boots
+    // it would store do not survive reading back in 5.9 (engine_id.h keeps ours). An old
+    // file may still hold keys: it goes.
+    netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_LOAD, 1);
+    netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_SAVE, 1);
+    std::error_code ignored;
+    std::filesystem::remove(std::filesystem::path(options.state_dir) / "ibpulse.conf", ignored);
     // The agent needs no MIB files (it answers by OID): load none, and say nothing about the
     // IETF modules Debian does not ship.
     std::string no_mibs = "mibs :";
@@ -141,6 +160,11 @@ struct SnmpAgent::Impl {
     netsnmp_config_remember(exact_id.data());
     init_agent(kAppName);
     init_vacm_vars();
+    if (!subagent) {  // the master serves its own engine's objects
+      init_snmpEngine();
+      init_snmpMPDStats();
+      init_usmStats();
+    }
     // A subagent has no access control of its own: the master's applies.
     for (const std::string& line :
          subagent ? std::vector<std::string>() : detail::access_lines(options)) {
@@ -149,6 +173,9 @@ struct SnmpAgent::Impl {
     }
     init_snmp(kAppName);
     if (!subagent) {
+      Result<uint32_t> boots = detail::next_engine_boots(options.state_dir, *engine_id);
+      if (!boots.ok()) return Error{boots.error()};
+      set_engine_boots(*boots);
       if (init_master_agent() != 0)
         return Err("cannot listen on {}: {}", options.listen, bind_failure(options.listen));
       port = bound_port();
@@ -264,7 +291,7 @@ struct SnmpAgent::Impl {
     for (auto it = registered.begin(); it != registered.end();)
       unregister_context((it++)->first);
     communities.reset();
-    snmp_shutdown(kAppName);  // saves engine boots and keys
+    snmp_shutdown(kAppName);
     shutdown_agent();
   }
 };

@@ -15,6 +15,12 @@ extern "C" {
 // agent/mibgroup/mibII/vacm_vars.c (libnetsnmpmibs): the access checks (community, user, view)
 // and the VACM tables; without it every request would pass.
 void init_vacm_vars(void);
+// agent/mibgroup/snmpv3/*.c (libnetsnmpmibs): SNMP-FRAMEWORK-MIB's snmpEngine group (engineID,
+// boots, time, max message size), SNMP-MPD-MIB's and SNMP-USER-BASED-SM-MIB's statistics:
+// what an SNMPv3 manager reads to check the engine it talks to.
+void init_snmpEngine(void);
+void init_snmpMPDStats(void);
+void init_usmStats(void);
 // agent/snmp_agent.c: the session the master agent listens on.
 extern netsnmp_session* main_session;
 }

@@ -4,7 +4,8 @@
 // the fabric in the default context and, when on, each node in a context named by its GUID
 // (`0x` + 16 hex digits; SNMPv3 `-n CONTEXT`, or v2c `COMMUNITY@CONTEXT` for every configured
 // community). Nothing is writable. v1/v2c only when a community is configured; SNMPv3 users
-// need authPriv. net-snmp keeps the engineID, engine boots and localized keys in `state_dir`.
+// need authPriv, and come only from the options: nothing of net-snmp's own persistence is kept.
+// The engineID and engine boots persist in `state_dir`.
 //
 // Thread safety: net-snmp is not thread-safe, so the agent runs every net-snmp call on its own
 // thread; stats() may be called from any thread. One agent per process (net-snmp's state is
@@ -48,9 +49,9 @@ struct AgentOptions {
   // default one, where it would shadow (or be shadowed by) the host's own ifTable.
   std::string agentx;
   std::string agentx_context = "ib";
-  // net-snmp's persistent files (engineID, engine boots, localized keys); must exist and be
-  // writable. Needed only for SNMPv3 users: empty, the agent uses a temporary directory that it
-  // removes at stop.
+  // Where the engineID and engine boots persist (files engine-id, engine-boots); must exist
+  // and be writable. Needed only for SNMPv3 users: empty, the agent uses a temporary directory that
+  // it removes at stop.
   std::string state_dir;
   SystemInfo system;
   // Runs once on the agent thread after net-snmp is set up and before the first request: for
