@@ -14,15 +14,14 @@
 #include <unistd.h>
 
 #include <cctype>
-#include <cstdio>
 #include <fstream>
 #include <map>
 #include <random>
-#include <sstream>
 
 #include "daemon_client.h"
 #include "ibpulse/sim/process.h"
 #include "sim_fabric.h"
+#include "snmp_client.h"
 
 namespace ibpulse::testing {
 namespace {
@@ -33,61 +32,10 @@ SimFabric& fabric() {
   return SimFabricEnvironment::fabric();
 }
 
-struct Tool {
-  int status = -1;
-  std::string out;  // standard output and error
-};
+using Tool = SnmpToolRun;
 
-// A net-snmp tool, loading no MIB files, with its own persistent directory.
-Tool snmp_tool(const std::string& args) {
-  // Removed when the test binary exits.
-  struct ClientDir {
-    std::filesystem::path path =
-        std::filesystem::temp_directory_path() / fmt::format("ibpulse-snmp-client-{}", getpid());
-    ClientDir() { std::filesystem::create_directories(path); }
-    ~ClientDir() {
-      std::error_code ignored;
-      std::filesystem::remove_all(path, ignored);
-    }
-  };
-  static const ClientDir client_dir;
-  const std::string dir = client_dir.path.string();
-  const std::string command =
-      "MIBS= SNMP_PERSISTENT_DIR=" + dir + " SNMPCONFPATH=" + dir + " " + args + " 2>&1";
-  Tool t;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  char buf[4096];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0)
-    t.out.append(buf, n);
-  t.status = ::pclose(pipe);
-  return t;
-}
-
-// `-On -Oq` output, "OID value" per line -> map.
 std::map<std::string, std::string> parse(const std::string& out) {
-  std::map<std::string, std::string> values;
-  std::istringstream in(out);
-  for (std::string line; std::getline(in, line);) {
-    const size_t space = line.find(' ');
-    if (!line.starts_with(".1.") || space == std::string::npos) continue;
-    std::string value = line.substr(space + 1);
-    if (value.starts_with("No Such") || value.starts_with("No more variables")) continue;
-    if (value.size() >= 2 && value.front() == '"' && value.back() == '"')
-      value = value.substr(1, value.size() - 2);  // -Oq quotes strings
-    values[line.substr(0, space)] = value;
-  }
-  return values;
-}
-
-// Joins the lines net-snmp wraps long hex strings onto to their varbind's line.
-std::string unwrap(const std::string& out) {
-  std::string joined;
-  for (size_t i = 0; i < out.size(); ++i) {
-    const bool continuation = out[i] == '\n' && i + 1 < out.size() && out[i + 1] != '.';
-    joined += continuation ? ' ' : out[i];
-  }
-  return joined;
+  return parse_varbinds(out);
 }
 
 std::string v2c(const std::string& tool, uint16_t port, const std::string& community,
@@ -332,7 +280,7 @@ TEST(Snmp, V3EngineAndUsersFollowTheStateAndConfigAcrossRestarts) {
     ASSERT_TRUE(d.wait_for("event=snmp_listening", 10s)) << d.log();
     Tool got = v3_get(d.snmp_port(), "auth-secret-1");
     EXPECT_EQ(got.status, 0) << got.out;
-    first = parse(unwrap(got.out));
+    first = parse(unwrap_lines(got.out));
     d.stop();
   }
   write_config("auth-secret-2");
@@ -344,7 +292,7 @@ TEST(Snmp, V3EngineAndUsersFollowTheStateAndConfigAcrossRestarts) {
         << old_password.out;
     Tool got = v3_get(d.snmp_port(), "auth-secret-2");
     EXPECT_EQ(got.status, 0) << got.out;
-    second = parse(unwrap(got.out));
+    second = parse(unwrap_lines(got.out));
     d.stop();
   }
   const std::string id = ".1.3.6.1.6.3.10.2.1.1.0", boots = ".1.3.6.1.6.3.10.2.1.2.0";

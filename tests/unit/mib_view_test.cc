@@ -7,17 +7,12 @@
 
 #include <map>
 
-#include "ibpulse/converters/converter.h"
-#include "sample_builders.h"
-#include "test_fabric.h"
+#include "test_snapshot.h"
 
 namespace ibpulse::exporters::snmp {
 namespace {
 
 using converters::Clock;
-using converters::testing::field;
-using converters::testing::sample;
-using schema::Attribute;
 using namespace std::chrono_literals;
 
 using converters::testing::kHca;
@@ -26,27 +21,8 @@ using converters::testing::kSwitchDown;
 const Clock::time_point t0 = Clock::time_point{} + 1h;
 const std::string kSwitchContext = "0x0002c90300000abc";
 
-std::shared_ptr<collector::Topology> fabric() {
-  return converters::testing::two_node_fabric("leaf01");
-}
-
 std::shared_ptr<const converters::FabricSnapshot> snapshot() {
-  converters::Converter c({});
-  c.set_topology(fabric(), t0);
-  auto ext = sample(kHca, Attribute::kPortCountersExtended, t0);
-  ext.advertised = 0x0F;  // the four 64-bit data and packet counters
-  ext.values[field(Attribute::kPortCountersExtended, "PortXmitData")] = 5'000'000'000'000ull;
-  ext.values[field(Attribute::kPortCountersExtended, "PortXmitPkts")] = 1000;
-  ext.values[field(Attribute::kPortCountersExtended, "PortRcvData")] = 100;
-  ext.values[field(Attribute::kPortCountersExtended, "PortRcvPkts")] = 7;
-  c.apply(ext);
-  auto narrow = sample(kSwitch, Attribute::kPortCounters, t0);
-  narrow.values[field(Attribute::kPortCounters, "SymbolErrorCounter")] = 0xFFFF;
-  narrow.values[field(Attribute::kPortCounters, "PortRcvErrors")] = 3;
-  narrow.values[field(Attribute::kPortCounters, "LinkDownedCounter")] = 2;
-  c.apply(narrow);
-  c.apply(converters::testing::vl1_sample(kHca, t0));
-  return c.snapshot(t0 + 2s);
+  return converters::testing::small_fabric_snapshot(t0);
 }
 
 class MibViewTest : public ::testing::Test {
