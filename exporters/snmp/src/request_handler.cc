@@ -6,52 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "varbind_codec.h"
+
 namespace ibpulse::exporters::snmp::detail {
 namespace {
-
-// Sub-identifiers beyond 32 bits cannot name anything we serve: clamp them, which keeps the
-// order of what follows.
-void to_oid(const ::oid* name, size_t length, Oid& out) {
-  out.resize(length);
-  for (size_t i = 0; i < length; ++i) {
-    out[i] = static_cast<uint32_t>(std::min<::oid>(name[i], std::numeric_limits<uint32_t>::max()));
-  }
-}
-
-void set_value(netsnmp_variable_list* var, const VarBind& vb) {
-  switch (vb.type) {
-    case VarType::kInteger: {
-      const long v = static_cast<long>(vb.number);
-      snmp_set_var_typed_value(var, ASN_INTEGER, &v, sizeof v);
-      return;
-    }
-    case VarType::kCounter32:
-    case VarType::kGauge32:
-    case VarType::kTimeTicks: {
-      const u_long v = static_cast<u_long>(vb.number & 0xFFFFFFFFu);
-      const u_char type = vb.type == VarType::kCounter32 ? ASN_COUNTER
-                          : vb.type == VarType::kGauge32 ? ASN_GAUGE
-                                                         : ASN_TIMETICKS;
-      snmp_set_var_typed_value(var, type, &v, sizeof v);
-      return;
-    }
-    case VarType::kCounter64: {
-      counter64 c{};
-      c.high = static_cast<u_long>(vb.number >> 32);
-      c.low = static_cast<u_long>(vb.number & 0xFFFFFFFFu);
-      snmp_set_var_typed_value(var, ASN_COUNTER64, &c, sizeof c);
-      return;
-    }
-    case VarType::kOctetString:
-      snmp_set_var_typed_value(var, ASN_OCTET_STR, vb.text.data(), vb.text.size());
-      return;
-    case VarType::kObjectId: {
-      std::vector<::oid> value(vb.oid_value.begin(), vb.oid_value.end());
-      snmp_set_var_typed_value(var, ASN_OBJECT_ID, value.data(), value.size() * sizeof(::oid));
-      return;
-    }
-  }
-}
 
 bool within(const Oid& name, const netsnmp_handler_registration* reg) {
   if (name.size() < reg->rootoid_len) return false;
@@ -84,8 +42,7 @@ int handle(netsnmp_mib_handler* handler, netsnmp_handler_registration* reg,
       // Past this registration's subtree the varbind stays as it is: the agent asks the next.
       if (state.view->next(context, state.request_oid, r->inclusive != 0, now, vb) &&
           within(vb.name, reg)) {
-        state.answer_oid.assign(vb.name.begin(), vb.name.end());
-        snmp_set_var_objid(var, state.answer_oid.data(), state.answer_oid.size());
+        set_name(var, vb, state.answer_oid);
         set_value(var, vb);
       }
     } else {
@@ -108,10 +65,7 @@ int handle_status(netsnmp_mib_handler* handler, netsnmp_handler_registration*,
       netsnmp_set_request_error(info, r, SNMP_ERR_NOTWRITABLE);
     } else if (status_next(state.status, state.request_oid, get || r->inclusive != 0, vb) &&
                (!get || vb.name == state.request_oid)) {
-      if (!get) {
-        state.answer_oid.assign(vb.name.begin(), vb.name.end());
-        snmp_set_var_objid(var, state.answer_oid.data(), state.answer_oid.size());
-      }
+      if (!get) set_name(var, vb, state.answer_oid);
       set_value(var, vb);
     } else if (get) {
       netsnmp_set_request_error(info, r, SNMP_NOSUCHINSTANCE);

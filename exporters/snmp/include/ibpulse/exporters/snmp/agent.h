@@ -66,9 +66,10 @@ struct AgentOptions {
 class SnmpAgent {
  public:
   struct Stats {
-    uint64_t views = 0;     // MibViews built (one per new snapshot a request saw)
-    uint64_t requests = 0;  // varbinds answered
-    size_t contexts = 0;    // node contexts registered
+    uint64_t views = 0;               // MibViews built (one per new snapshot a request saw)
+    uint64_t requests = 0;            // varbinds answered
+    size_t contexts = 0;              // node contexts registered
+    uint64_t fast_path_requests = 0;  // requests answered by the fast path (fast_path.h)
   };
 
   // Binds, registers and starts answering; errors like "cannot listen on 127.0.0.1:1161:
@@ -81,6 +82,11 @@ class SnmpAgent {
 
   uint16_t port() const;  // 0 in AgentX mode
   Stats stats() const;
+
+  // The master agent answers the fabric's tables on a fast path, net-snmp's own request
+  // processing the rest; off, net-snmp processes everything. The answers are the same (tests
+  // compare them); the switch is for those comparisons and for benchmarks. On at start.
+  void set_fast_path(bool on);
 
   struct Impl;
 

@@ -1,0 +1,177 @@
+// The SNMP agent's fast path (exporters/snmp/src/fast_path.h) answers exactly as net-snmp's own
+// request processing does. One agent serves a fixed snapshot; net-snmp's tools send the same
+// requests with the fast path on and then off, and the outputs must be identical: whole walks
+// (which step past the end of every table), GETBULK with non-repeaters and with more
+// repetitions than net-snmp grants, GETs of present and missing instances, a node's context
+// over v2c and SNMPv3, unknown communities and contexts. The requests that should stay on the
+// fast path must have done so, so a fast path that quietly handed everything back would fail.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ibpulse/converters/snapshot.h"
+#include "ibpulse/exporters/snmp/agent.h"
+#include "snmp_client.h"
+#include "synthetic_fabric.h"
+#include "test_snapshot.h"
+
+namespace ibpulse::exporters::snmp {
+namespace {
+
+using namespace std::chrono_literals;
+using ibpulse::testing::snmp_tool;
+
+const std::string kV2c = "-v2c -c public";
+const std::string kV2cSwitch = "-v2c -c public@0x0002c90300000abc";
+const std::string kV3 =
+    "-v3 -u monitor -l authPriv -a SHA-256 -A auth-secret-1 -x AES -X priv-secret-1";
+
+struct Case {
+  std::string tool;
+  std::string security;
+  std::string oids;
+  bool fast;  // whether the fast path should answer it (every request of it, for walks)
+};
+
+// On the two-node fabric (test_snapshot.h): three ports, so a response of many varbinds runs
+// through several subtrees and is net-snmp's.
+const std::vector<Case>& small_fabric_cases() {
+  static const std::vector<Case> all = {
+      {"snmpbulkwalk -Cr50", kV2c, "1.3.6.1.2.1", false},
+      {"snmpbulkwalk -Cr7", kV2c, "1.3.6.1.2.1", true},
+      {"snmpbulkwalk -Cr1", kV2c, "1.3.6.1.3", true},
+      {"snmpwalk", kV2c, "1.3.6.1.2.1", true},
+      {"snmpwalk", kV2c, "1.3.6.1.3.117.2.1.2", true},  // ibIfVLTrafficTable
+      {"snmpbulkwalk -Cr3", kV2cSwitch, "1.3.6.1.2.1.31.1.1", true},
+      {"snmpbulkwalk -Cr50", kV2cSwitch, "1.3.6.1.2.1", false},
+      {"snmpbulkwalk -Cr5", kV3, "1.3.6.1.2.1.31.1.1", true},
+      {"snmpbulkwalk -Cr2", kV3 + " -n 0x0002c90300000abc", "1.3.6.1.3", true},
+      // Two non-repeaters, two repeaters inside their columns.
+      {"snmpbulkget -Cn2 -Cr2", kV2c,
+       "1.3.6.1.2.1.1.1 1.3.6.1.2.1.2.1 1.3.6.1.2.1.31.1.1.1.6 1.3.6.1.3.117.2.1.1.1.2", true},
+      // A repeater that runs out of ifXTable (three rows) into IB-IF-MIB.
+      {"snmpbulkget -Cn0 -Cr4", kV2c, "1.3.6.1.2.1.31.1.1.1.19 1.3.6.1.2.1.31.1.1.1.1", false},
+      {"snmpget", kV2c, "1.3.6.1.2.1.31.1.1.1.6.1 1.3.6.1.2.1.1.5.0 1.3.6.1.3.117.2.1.1.1.2.2",
+       true},
+      // ifHCInOctets.99 does not exist; the HCA never read its SymbolErrorCounter.
+      {"snmpget", kV2c, "1.3.6.1.2.1.31.1.1.1.6.1 1.3.6.1.2.1.31.1.1.1.6.99", false},
+      {"snmpget", kV2c, "1.3.6.1.3.117.2.1.1.1.2.1", false},
+      {"snmpget", kV2c, "1.3.6.1.2.1.2.2.1.22.1", false},  // ifSpecific: not served
+      {"snmpgetnext", kV2c, "1.3.6.1.2.1.30 1.3.6.1.2.1.31.1.1.1.1.3", false},
+      {"snmpget", "-v2c -c public@0x00000000deadbeef", "1.3.6.1.2.1.1.5.0", false},
+      {"snmpget", kV3 + " -n 0x00000000deadbeef", "1.3.6.1.2.1.1.5.0", false},
+      {"snmpget", "-v2c -c private", "1.3.6.1.2.1.1.5.0", false},
+  };
+  return all;
+}
+
+// On 200 switch ports: GETBULKs asking for more than net-snmp grants (100 varbinds).
+const std::vector<Case>& large_fabric_cases() {
+  static const std::vector<Case> all = {
+      {"snmpbulkget -Cn0 -Cr200", kV2c, "1.3.6.1.2.1.31.1.1.1.1", true},
+      {"snmpbulkget -Cn1 -Cr80", kV2c,
+       "1.3.6.1.2.1.1.5 1.3.6.1.2.1.31.1.1.1.1 1.3.6.1.2.1.31.1.1.1.6", true},
+      {"snmpbulkwalk -Cr50", kV2c, "1.3.6.1.2.1.31.1.1", true},
+  };
+  return all;
+}
+
+class FastPathTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    std::filesystem::create_directories(state_dir());
+    store_.publish(converters::testing::small_fabric_snapshot(converters::Clock::now() - 1h));
+    AgentOptions options;
+    options.listen = "127.0.0.1:0";
+    options.communities = {"public"};
+    options.state_dir = state_dir().string();
+    SnmpUser user;
+    user.name = "monitor";
+    user.auth_password = "auth-secret-1";
+    user.priv_password = "priv-secret-1";
+    options.users = {user};
+    options.system.name = "fabric-a";
+    auto started = SnmpAgent::start(options, &store_);
+    ASSERT_TRUE(started.ok()) << started.error();
+    agent_ = std::move(*started);
+  }
+  static void TearDownTestSuite() {
+    agent_.reset();
+    std::filesystem::remove_all(state_dir());
+  }
+  static std::filesystem::path state_dir() {
+    return std::filesystem::temp_directory_path() / fmt::format("ibpulse-fast-path-{}", getpid());
+  }
+
+  // The tool's output, sysUpTime (the only value that moves) masked.
+  static std::string run(const Case& c) {
+    const std::string command = fmt::format("{} {} -On -Oq -t 1 -r 0 127.0.0.1:{} {}", c.tool,
+                                            c.security, agent_->port(), c.oids);
+    const std::string out = snmp_tool(command).out;
+    static const std::regex uptime(R"(\.1\.3\.6\.1\.2\.1\.1\.3\.0 \S+)");
+    return std::regex_replace(out, uptime, ".1.3.6.1.2.1.1.3.0 <sysUpTime>");
+  }
+
+  static uint64_t fast_requests() { return agent_->stats().fast_path_requests; }
+
+  // Every case with the fast path on, then off: the same output, and the fast path used
+  // where the case says (at least once) or not at all. The outputs, fast path on.
+  static std::vector<std::string> compare(const std::vector<Case>& cases) {
+    // The agent builds its view of a snapshot on its own thread: wait for the first answer.
+    const Case sys_name{"snmpget", kV2c, "1.3.6.1.2.1.1.5.0", true};
+    for (int i = 0; i < 50 && run(sys_name).find("fabric-a") == std::string::npos; ++i)
+      std::this_thread::sleep_for(100ms);
+    std::vector<std::string> fast_out;
+    for (const Case& c : cases) {
+      const uint64_t before = fast_requests();
+      fast_out.push_back(run(c));
+      const uint64_t answered = fast_requests() - before;
+      EXPECT_EQ(answered > 0, c.fast)
+          << answered << " requests on the fast path: " << c.tool << " " << c.oids;
+    }
+    agent_->set_fast_path(false);
+    const uint64_t before = fast_requests();
+    for (size_t i = 0; i < cases.size(); ++i) {
+      const Case& c = cases[i];
+      EXPECT_EQ(fast_out[i], run(c)) << c.tool << " " << c.security << " " << c.oids;
+    }
+    EXPECT_EQ(fast_requests(), before);
+    agent_->set_fast_path(true);
+    return fast_out;
+  }
+
+  static inline converters::SnapshotStore store_;
+  static inline std::unique_ptr<SnmpAgent> agent_;
+};
+
+TEST_F(FastPathTest, AnswersEveryRequestAsNetSnmpWould) {
+  ASSERT_TRUE(agent_);
+  const std::vector<std::string> out = compare(small_fabric_cases());
+  // What was compared is the fabric, not a row of errors.
+  EXPECT_NE(out[1].find(".1.3.6.1.2.1.31.1.1.1.10.1 20000000004000"), std::string::npos) << out[1];
+  EXPECT_NE(out[2].find(".1.3.6.1.3.117.2.1.1.1.2.2 65535"), std::string::npos) << out[2];
+  EXPECT_NE(out[8].find(".1.3.6.1.3.117.2.1.1.1.2.7 65535"), std::string::npos) << out[8];
+  EXPECT_EQ(std::count(out[9].begin(), out[9].end(), '\n'), 6) << out[9];
+}
+
+TEST_F(FastPathTest, GrantsAsManyRepetitionsAsNetSnmp) {
+  ASSERT_TRUE(agent_);
+  const uint64_t views = agent_->stats().views;
+  store_.publish(bench::synthetic_snapshot(200));
+  for (int i = 0; i < 50 && agent_->stats().views == views; ++i)
+    std::this_thread::sleep_for(50ms);
+  const std::vector<std::string> out = compare(large_fabric_cases());
+  EXPECT_EQ(std::count(out[0].begin(), out[0].end(), '\n'), 100) << out[0];
+  EXPECT_EQ(std::count(out[1].begin(), out[1].end(), '\n'), 101) << out[1];
+  EXPECT_EQ(std::count(out[2].begin(), out[2].end(), '\n'), 200 * 19) << out[2];
+}
+
+}  // namespace
+}  // namespace ibpulse::exporters::snmp
