@@ -251,6 +251,36 @@ TEST(Snmp, V3AuthPrivOnlyAndNoV2cUnlessConfigured) {
   std::filesystem::remove(config);
 }
 
+// v1/v2c reads only from the configured sources; no SET changes anything, for any principal.
+TEST(Snmp, OnlyConfiguredSourcesReadAndNothingIsWritable) {
+  const std::string sys_name = " 1.3.6.1.2.1.1.5.0";
+  {
+    Daemon d(fabric(), {"--snmp.community", "public", "--snmp.sources", "10.0.0.0/8",
+                        "--state.save-interval", "off"});
+    ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+    Tool refused = snmp_tool("snmpget -v2c -c public -On -Oq -t 1 -r 0 127.0.0.1:" +
+                             std::to_string(d.snmp_port()) + sys_name);
+    EXPECT_NE(refused.status, 0);
+    EXPECT_NE(refused.out.find("Timeout"), std::string::npos) << refused.out;
+  }
+  Daemon d(fabric(), {"--snmp.community", "public", "--snmp.sources", "127.0.0.0/8",
+                      "--snmp.sys-name", "fabric-a", "--state.save-interval", "off"});
+  ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+  const std::string target = " -On -Oq -t 1 -r 0 127.0.0.1:" + std::to_string(d.snmp_port());
+  std::this_thread::sleep_for(300ms);
+  EXPECT_EQ(
+      parse(snmp_tool("snmpget -v2c -c public" + target + sys_name).out)[".1.3.6.1.2.1.1.5.0"],
+      "fabric-a");
+  for (const std::string& oid : {sys_name, std::string(" 1.3.6.1.2.1.31.1.1.1.18.1")}) {
+    Tool set = snmp_tool("snmpset -v2c -c public" + target + oid + " s changed");
+    EXPECT_NE(set.status, 0) << set.out;
+    EXPECT_NE(set.out.find("noAccess"), std::string::npos) << set.out;
+  }
+  EXPECT_EQ(
+      parse(snmp_tool("snmpget -v2c -c public" + target + sys_name).out)[".1.3.6.1.2.1.1.5.0"],
+      "fabric-a");
+}
+
 // RFC 3414 across restarts: the same engineID, snmpEngineBoots one more each start; users
 // only as the config says now (net-snmp's own store would keep the old password's keys); a
 // damaged boots record is a clear error.
