@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <optional>
 #include <thread>
 
@@ -103,7 +104,22 @@ Status start_processes(const sim::FabricState& s, const DemoArgs& a, DemoProcess
   return Ok{};
 }
 
-void print_endpoints(const sim::FabricState& s, const DemoArgs& a, size_t lid) {
+// The first switch's context (`0x` + 16 hex digits, as the agent names it), for a walk of one
+// device; the first node's when there is no switch.
+std::string sample_context(const std::vector<sim::DumpPort>& ports) {
+  uint64_t guid = ports.empty() ? 0 : ports.front().node_guid;
+  for (const auto& p : ports) {
+    if (p.type == sim::NodeType::kSwitch) {
+      guid = p.node_guid;
+      break;
+    }
+  }
+  return fmt::format("0x{:016x}", guid);
+}
+
+void print_endpoints(const sim::FabricState& s, const DemoArgs& a,
+                     const std::vector<sim::DumpPort>& ports) {
+  const size_t lid = ports.empty() ? 1 : ports.front().lid;
   std::string url = a.listen;
   if (url.starts_with(":")) url = "127.0.0.1" + url;
   fmt::print(
@@ -122,9 +138,10 @@ void print_endpoints(const sim::FabricState& s, const DemoArgs& a, size_t lid) {
       "  snmpbulkwalk -v2c -c {0} {1} {2} IB-IF-MIB::ibIfPortStatTable\n"
       "  snmpbulkwalk -v3 -l authPriv -u {3} -a SHA-256 -A {4} -x AES -X {5} {1} {2} "
       "IF-MIB::ifHCOutOctets\n"
-      "  snmpbulkwalk -v2c -c {0}@0x<node GUID> {1} {2} IF-MIB::ifName   (one node: ifIndex = "
+      "  snmpbulkwalk -v2c -c {0}@{6} {1} {2} IF-MIB::ifName   (one node, by GUID: ifIndex = "
       "port)\n",
-      kDemoCommunity, mibs, a.snmp_listen, kDemoUser, kDemoAuth, kDemoPriv);
+      kDemoCommunity, mibs, a.snmp_listen, kDemoUser, kDemoAuth, kDemoPriv, sample_context(ports));
+  std::fflush(stdout);  // to a pipe or a file too, while the demo runs
 }
 
 int run_demo(const DemoArgs& a) {
@@ -153,7 +170,7 @@ int run_demo(const DemoArgs& a) {
     (void)sim::down(o.root, o.name);
     return fail(started.error());
   }
-  print_endpoints(*state, a, ports->empty() ? 1 : ports->front().lid);
+  print_endpoints(*state, a, *ports);
   fmt::print(stderr, "\nfabric up in {:.1f} s; {}\n", state->seconds_to_ready,
              a.duration > 0 ? fmt::format("stopping after {} s", a.duration)
                             : std::string("Ctrl-C stops the demo"));
