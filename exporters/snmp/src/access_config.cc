@@ -40,6 +40,8 @@ bool parse_source(const std::string& source, in_addr& network, in_addr& mask) {
 }  // namespace
 
 std::vector<std::string> access_lines(const AgentOptions& options) {
+  // One view of everything, for every principal: the fast path (fast_path.h) checks access
+  // once per request and relies on it. A narrower view would have to be checked there too.
   std::vector<std::string> lines = {"view ibpulseAll included .1"};
   if (!options.communities.empty()) {
     for (const std::string& source : options.sources) {

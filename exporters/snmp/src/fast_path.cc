@@ -117,7 +117,8 @@ bool send_response(FastPath& fast, netsnmp_session* session, netsnmp_pdu* pdu, s
     set_name(var, fast.answers[i], fast.name_scratch);
     set_value(var, fast.answers[i]);
   }
-  // Fails when the response exceeds what the manager accepts: net-snmp then trims it.
+  // Fails before anything is sent, e.g. when the response exceeds what the manager accepts:
+  // net-snmp's own processing then answers the request from the start, as it always would.
   if (snmp_send(session, response) == 0) {
     snmp_free_pdu(response);
     return false;
@@ -159,7 +160,6 @@ int on_packet(int op, netsnmp_session* session, int reqid, netsnmp_pdu* pdu, voi
       fast->state->varbinds.fetch_add(used, std::memory_order_relaxed);
       return 1;
     }
-    ++fast->passed;
   }
   return handle_snmp_packet(op, session, reqid, pdu, magic);
 }

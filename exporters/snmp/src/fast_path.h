@@ -28,7 +28,6 @@ struct FastPath {
   std::vector<Oid> subtrees;
   std::atomic<bool> enabled{true};    // SnmpAgent::set_fast_path, from any thread
   std::atomic<uint64_t> answered{0};  // requests answered here
-  uint64_t passed = 0;                // requests handed to net-snmp
 
   // Reused from request to request.
   std::vector<VarBind> answers;
