@@ -1,6 +1,5 @@
 #include "fabric_snapshot.h"
 
-#include <algorithm>
 #include <vector>
 
 #include "ibpulse/collector/discovery.h"
@@ -19,8 +18,7 @@ Result<std::shared_ptr<const converters::FabricSnapshot>> fabric_snapshot() {
   for (const auto& p : shared->ports)
     if (p.remote && p.active()) targets.push_back({p.key, p.lid});
   collector::MadEngineOptions options;
-  const auto env = collector::current_mad_environment();
-  if (env.simulated) options.window = std::min(options.window, env.max_mads.value_or(64));
+  options.window = collector::capped_window(options.window, collector::current_mad_environment());
   auto engine = collector::MadEngine::open("", 0, options);
   if (!engine.ok()) return Error{engine.error()};
   constexpr schema::Attribute kAttributes[] = {schema::Attribute::kPortCounters,

@@ -123,8 +123,7 @@ Result<std::unique_ptr<collector::MadEngine>> open_engine(const QueryArgs& a) {
   o.window = a.window;
   o.timeout = std::chrono::milliseconds(a.timeout_ms);
   o.retries = a.retries;
-  const auto env = collector::current_mad_environment();
-  if (env.simulated) o.window = std::min(o.window, env.max_mads.value_or(64));
+  o.window = collector::capped_window(o.window, collector::current_mad_environment());
   return collector::MadEngine::open(a.fabric.ca, a.fabric.ca_port, o);
 }
 

@@ -32,9 +32,8 @@ struct RunArgs {
 };
 
 void cap_for_simulator(DaemonConfig& config) {
-  const auto env = collector::current_mad_environment();
-  if (!env.simulated) return;
-  const unsigned cap = env.max_mads.value_or(64);
+  const unsigned cap =
+      collector::capped_window(config.poller.mad.window, collector::current_mad_environment());
   if (config.poller.mad.window > cap) {
     spdlog::info("event=mad_window_capped window={} cap={} reason=umad2sim",
                  config.poller.mad.window, cap);

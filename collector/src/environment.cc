@@ -1,5 +1,6 @@
 #include "ibpulse/collector/environment.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <string>
@@ -20,6 +21,11 @@ MadEnvironment current_mad_environment() {
   const char* preload = std::getenv("LD_PRELOAD");
   const char* max_mads = std::getenv(std::string(kSimMaxMadsEnv).c_str());
   return mad_environment(preload ? preload : "", max_mads ? max_mads : "");
+}
+
+unsigned capped_window(unsigned wanted, const MadEnvironment& env) {
+  if (!env.simulated) return wanted;
+  return std::min<unsigned>(wanted, env.max_mads.value_or(64));
 }
 
 }  // namespace ibpulse::collector

@@ -26,4 +26,8 @@ MadEnvironment mad_environment(std::string_view ld_preload, std::string_view max
 // Reads the variables from this process's environment.
 MadEnvironment current_mad_environment();
 
+// The MADs in flight to use for `wanted` in `env`: on the simulator at most the fabric's cap
+// (64 when it names none), elsewhere `wanted`.
+unsigned capped_window(unsigned wanted, const MadEnvironment& env);
+
 }  // namespace ibpulse::collector
