@@ -1,15 +1,12 @@
 #include "tdata_reference.h"
 
-// clang-format off
-#include <net-snmp/net-snmp-config.h>
-#include <net-snmp/net-snmp-includes.h>
-#include <net-snmp/agent/net-snmp-agent-includes.h>
-// clang-format on
-
 #include <array>
 #include <memory>
 
 #include "ibpulse/exporters/snmp/mib_view.h"
+// The exporter's private net-snmp headers and value encoding (CMakeLists.txt says why).
+#include "net_snmp.h"
+#include "varbind_codec.h"
 
 namespace ibpulse::bench {
 namespace {
@@ -32,29 +29,6 @@ std::vector<std::unique_ptr<Entry>>& entries() {
   return e;
 }
 
-void set_value(netsnmp_variable_list* var, const VarBind& vb) {
-  switch (vb.type) {
-    case VarType::kCounter64: {
-      counter64 c{};
-      c.high = static_cast<u_long>(vb.number >> 32);
-      c.low = static_cast<u_long>(vb.number & 0xFFFFFFFFu);
-      snmp_set_var_typed_value(var, ASN_COUNTER64, &c, sizeof c);
-      return;
-    }
-    case VarType::kOctetString:
-      snmp_set_var_typed_value(var, ASN_OCTET_STR, vb.text.data(), vb.text.size());
-      return;
-    default: {
-      const u_long v = static_cast<u_long>(vb.number);
-      const u_char type = vb.type == VarType::kCounter32   ? ASN_COUNTER
-                          : vb.type == VarType::kGauge32   ? ASN_GAUGE
-                          : vb.type == VarType::kTimeTicks ? ASN_TIMETICKS
-                                                           : ASN_INTEGER;
-      snmp_set_var_typed_value(var, type, &v, sizeof v);
-    }
-  }
-}
-
 // mib2c's table_tdata handler: the helper has found the row; answer GET by column.
 int handle(netsnmp_mib_handler*, netsnmp_handler_registration*, netsnmp_agent_request_info* info,
            netsnmp_request_info* requests) {
@@ -67,7 +41,7 @@ int handle(netsnmp_mib_handler*, netsnmp_handler_registration*, netsnmp_agent_re
       netsnmp_set_request_error(info, r, SNMP_NOSUCHINSTANCE);
       continue;
     }
-    set_value(r->requestvb, entry->columns[table->colnum]);
+    exporters::snmp::detail::set_value(r->requestvb, entry->columns[table->colnum]);
   }
   return SNMP_ERR_NOERROR;
 }
