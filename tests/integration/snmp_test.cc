@@ -32,12 +32,6 @@ SimFabric& fabric() {
   return SimFabricEnvironment::fabric();
 }
 
-using Tool = SnmpToolRun;
-
-std::map<std::string, std::string> parse(const std::string& out) {
-  return parse_varbinds(out);
-}
-
 std::string v2c(const std::string& tool, uint16_t port, const std::string& community,
                 const std::string& oids) {
   return snmp_tool(tool + " -v2c -c " + community +
@@ -49,7 +43,7 @@ std::string v2c(const std::string& tool, uint16_t port, const std::string& commu
 std::map<std::string, std::string> if_indexes(uint16_t port, const std::string& community) {
   std::map<std::string, std::string> out;
   for (const auto& [oid, name] :
-       parse(v2c("snmpbulkwalk", port, community, "1.3.6.1.2.1.31.1.1.1.1"))) {
+       parse_varbinds(v2c("snmpbulkwalk", port, community, "1.3.6.1.2.1.31.1.1.1.1"))) {
     out[name] = oid.substr(oid.rfind('.') + 1);
   }
   return out;
@@ -101,10 +95,11 @@ TEST(Snmp, IfXTableAndIbIfMibEqualTheFormulasOnPerfqueryReadings) {
   const auto ib = [&](int column) {
     return fmt::format(".1.3.6.1.3.117.2.1.1.1.{}.{}", column, index);
   };
-  const auto values = parse(v2c("snmpget", port, "public",
-                                x(6) + " " + x(7) + " " + x(8) + " " + x(10) + " " + x(11) + " " +
-                                    x(12) + " " + t(10) + " " + t(16) + " " + t(13) + " " + t(14) +
-                                    " " + t(19) + " " + t(3) + " " + ib(2) + " " + ib(4)));
+  const auto values =
+      parse_varbinds(v2c("snmpget", port, "public",
+                         x(6) + " " + x(7) + " " + x(8) + " " + x(10) + " " + x(11) + " " + x(12) +
+                             " " + t(10) + " " + t(16) + " " + t(13) + " " + t(14) + " " + t(19) +
+                             " " + t(3) + " " + ib(2) + " " + ib(4)));
   // No flow control packets in the simulator: the SLP terms are 0.
   const uint64_t out_octets = ext("PortXmitData") * 4 + ext("PortXmitPkts") * 4;
   const uint64_t in_octets = ext("PortRcvData") * 4 + ext("PortRcvPkts") * 4;
@@ -150,15 +145,15 @@ TEST(Snmp, NodeContextsServeOneNodeNumberedByPort) {
     for (unsigned p = 1; p <= 8; ++p)
       EXPECT_EQ(sw.at("Switch2/" + std::to_string(p)), std::to_string(p));
   }
-  const auto hca = parse(v2c("snmpget", port, "public@" + guid_context("Hca3"),
-                             "1.3.6.1.2.1.2.1.0 1.3.6.1.2.1.1.5.0"));
+  const auto hca = parse_varbinds(v2c("snmpget", port, "public@" + guid_context("Hca3"),
+                                      "1.3.6.1.2.1.2.1.0 1.3.6.1.2.1.1.5.0"));
   EXPECT_EQ(hca.at(".1.3.6.1.2.1.2.1.0"), "2");  // ifNumber: the HCA's two ports
   EXPECT_EQ(hca.at(".1.3.6.1.2.1.1.5.0"), "Hca3");
   // IBPULSE-MIB's collector scalars, in the fabric's context.
-  const auto status = parse(v2c("snmpget", port, "public",
-                                "1.3.6.1.4.1.8072.9999.9999.1.1.1.0 "
-                                "1.3.6.1.4.1.8072.9999.9999.1.1.2.0 "
-                                "1.3.6.1.4.1.8072.9999.9999.1.1.5.0"));
+  const auto status = parse_varbinds(v2c("snmpget", port, "public",
+                                         "1.3.6.1.4.1.8072.9999.9999.1.1.1.0 "
+                                         "1.3.6.1.4.1.8072.9999.9999.1.1.2.0 "
+                                         "1.3.6.1.4.1.8072.9999.9999.1.1.5.0"));
   EXPECT_EQ(status.at(".1.3.6.1.4.1.8072.9999.9999.1.1.1.0"), "6");              // nodes
   EXPECT_EQ(status.at(".1.3.6.1.4.1.8072.9999.9999.1.1.2.0"), "24");             // ports
   EXPECT_GE(std::stoull(status.at(".1.3.6.1.4.1.8072.9999.9999.1.1.5.0")), 1u);  // sweeps
@@ -227,25 +222,25 @@ TEST(Snmp, V3AuthPrivOnlyAndNoV2cUnlessConfigured) {
   const std::string good =
       "snmpget -v3 -u monitor -l authPriv -a SHA-256 -A auth-secret-1 -x AES -X priv-secret-1";
   std::this_thread::sleep_for(300ms);
-  Tool ok = snmp_tool(good + target);
+  SnmpToolRun ok = snmp_tool(good + target);
   EXPECT_EQ(ok.status, 0) << ok.out;
-  EXPECT_EQ(parse(ok.out)[".1.3.6.1.2.1.2.1.0"], "24");
-  Tool in_context = snmp_tool(good + " -n " + guid_context("Switch1") + target);
-  EXPECT_EQ(parse(in_context.out)[".1.3.6.1.2.1.2.1.0"], "8") << in_context.out;
-  Tool wrong = snmp_tool(
+  EXPECT_EQ(parse_varbinds(ok.out)[".1.3.6.1.2.1.2.1.0"], "24");
+  SnmpToolRun in_context = snmp_tool(good + " -n " + guid_context("Switch1") + target);
+  EXPECT_EQ(parse_varbinds(in_context.out)[".1.3.6.1.2.1.2.1.0"], "8") << in_context.out;
+  SnmpToolRun wrong = snmp_tool(
       "snmpget -v3 -u monitor -l authPriv -a SHA-256 -A wrong-secret-9 -x AES -X priv-secret-1" +
       target);
   EXPECT_NE(wrong.status, 0);
   EXPECT_NE(wrong.out.find("Authentication failure"), std::string::npos) << wrong.out;
-  Tool unknown = snmp_tool(
+  SnmpToolRun unknown = snmp_tool(
       "snmpget -v3 -u nobody -l authPriv -a SHA-256 -A auth-secret-1 -x AES -X priv-secret-1" +
       target);
   EXPECT_NE(unknown.status, 0);
   EXPECT_NE(unknown.out.find("Unknown user name"), std::string::npos) << unknown.out;
-  Tool no_priv =
+  SnmpToolRun no_priv =
       snmp_tool("snmpget -v3 -u monitor -l authNoPriv -a SHA-256 -A auth-secret-1" + target);
-  EXPECT_TRUE(parse(no_priv.out).empty()) << no_priv.out;  // authorizationError
-  Tool community = snmp_tool("snmpget -v2c -c public" + target);
+  EXPECT_TRUE(parse_varbinds(no_priv.out).empty()) << no_priv.out;  // authorizationError
+  SnmpToolRun community = snmp_tool("snmpget -v2c -c public" + target);
   EXPECT_NE(community.status, 0);
   EXPECT_NE(community.out.find("Timeout"), std::string::npos) << community.out;
   std::filesystem::remove(config);
@@ -258,8 +253,8 @@ TEST(Snmp, OnlyConfiguredSourcesReadAndNothingIsWritable) {
     Daemon d(fabric(), {"--snmp.community", "public", "--snmp.sources", "10.0.0.0/8",
                         "--state.save-interval", "off"});
     ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
-    Tool refused = snmp_tool("snmpget -v2c -c public -On -Oq -t 1 -r 0 127.0.0.1:" +
-                             std::to_string(d.snmp_port()) + sys_name);
+    SnmpToolRun refused = snmp_tool("snmpget -v2c -c public -On -Oq -t 1 -r 0 127.0.0.1:" +
+                                    std::to_string(d.snmp_port()) + sys_name);
     EXPECT_NE(refused.status, 0);
     EXPECT_NE(refused.out.find("Timeout"), std::string::npos) << refused.out;
   }
@@ -268,17 +263,17 @@ TEST(Snmp, OnlyConfiguredSourcesReadAndNothingIsWritable) {
   ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
   const std::string target = " -On -Oq -t 1 -r 0 127.0.0.1:" + std::to_string(d.snmp_port());
   std::this_thread::sleep_for(300ms);
-  EXPECT_EQ(
-      parse(snmp_tool("snmpget -v2c -c public" + target + sys_name).out)[".1.3.6.1.2.1.1.5.0"],
-      "fabric-a");
+  EXPECT_EQ(parse_varbinds(
+                snmp_tool("snmpget -v2c -c public" + target + sys_name).out)[".1.3.6.1.2.1.1.5.0"],
+            "fabric-a");
   for (const std::string& oid : {sys_name, std::string(" 1.3.6.1.2.1.31.1.1.1.18.1")}) {
-    Tool set = snmp_tool("snmpset -v2c -c public" + target + oid + " s changed");
+    SnmpToolRun set = snmp_tool("snmpset -v2c -c public" + target + oid + " s changed");
     EXPECT_NE(set.status, 0) << set.out;
     EXPECT_NE(set.out.find("noAccess"), std::string::npos) << set.out;
   }
-  EXPECT_EQ(
-      parse(snmp_tool("snmpget -v2c -c public" + target + sys_name).out)[".1.3.6.1.2.1.1.5.0"],
-      "fabric-a");
+  EXPECT_EQ(parse_varbinds(
+                snmp_tool("snmpget -v2c -c public" + target + sys_name).out)[".1.3.6.1.2.1.1.5.0"],
+            "fabric-a");
 }
 
 // RFC 3414 across restarts: the same engineID, snmpEngineBoots one more each start; users
@@ -308,21 +303,21 @@ TEST(Snmp, V3EngineAndUsersFollowTheStateAndConfigAcrossRestarts) {
   {
     Daemon d(fabric(), args);
     ASSERT_TRUE(d.wait_for("event=snmp_listening", 10s)) << d.log();
-    Tool got = v3_get(d.snmp_port(), "auth-secret-1");
+    SnmpToolRun got = v3_get(d.snmp_port(), "auth-secret-1");
     EXPECT_EQ(got.status, 0) << got.out;
-    first = parse(unwrap_lines(got.out));
+    first = parse_varbinds(unwrap_lines(got.out));
     d.stop();
   }
   write_config("auth-secret-2");
   {
     Daemon d(fabric(), args);
     ASSERT_TRUE(d.wait_for("event=snmp_listening", 10s)) << d.log();
-    Tool old_password = v3_get(d.snmp_port(), "auth-secret-1");
+    SnmpToolRun old_password = v3_get(d.snmp_port(), "auth-secret-1");
     EXPECT_NE(old_password.out.find("Authentication failure"), std::string::npos)
         << old_password.out;
-    Tool got = v3_get(d.snmp_port(), "auth-secret-2");
+    SnmpToolRun got = v3_get(d.snmp_port(), "auth-secret-2");
     EXPECT_EQ(got.status, 0) << got.out;
-    second = parse(unwrap_lines(got.out));
+    second = parse_varbinds(unwrap_lines(got.out));
     d.stop();
   }
   const std::string id = ".1.3.6.1.6.3.10.2.1.1.0", boots = ".1.3.6.1.6.3.10.2.1.2.0";
@@ -495,7 +490,7 @@ TEST(Snmp, MalformedDatagramsDoNotHurtTheAgent) {
     if (i % 200 == 0) std::this_thread::sleep_for(5ms);  // let the agent drain
   }
   ::close(fd);
-  const auto values = parse(v2c("snmpget", port, "public", "1.3.6.1.2.1.2.1.0"));
+  const auto values = parse_varbinds(v2c("snmpget", port, "public", "1.3.6.1.2.1.2.1.0"));
   EXPECT_EQ(values.count(".1.3.6.1.2.1.2.1.0"), 1u) << d.log();
   EXPECT_TRUE(d.running());
 }

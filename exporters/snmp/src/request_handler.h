@@ -1,7 +1,8 @@
 #pragma once
 // The one net-snmp handler behind every registration (each subtree, in each context): answers
 // GET and GETNEXT from the current MibView (GETBULK reaches it as GETNEXTs through net-snmp's
-// bulk_to_next helper). Private to the SNMP exporter.
+// bulk_to_next helper), for the requests the fast path (fast_path.h) leaves to net-snmp and in
+// AgentX mode. Private to the SNMP exporter.
 //
 // Thread safety: runs on the agent thread only, like all of net-snmp.
 
