@@ -38,6 +38,9 @@ struct Case {
   std::string security;
   std::string oids;
   bool fast;  // whether the fast path should answer it (every request of it, for walks)
+  // Seconds the tool waits for each response, without retries (a retry would be answered
+  // twice): long enough for a loaded machine; short where the agent answers nothing.
+  int timeout = 5;
 };
 
 // On the two-node fabric (test_snapshot.h): three ports, so a response of many varbinds runs
@@ -65,9 +68,9 @@ const std::vector<Case>& small_fabric_cases() {
       {"snmpget", kV2c, "1.3.6.1.3.117.2.1.1.1.2.1", false},
       {"snmpget", kV2c, "1.3.6.1.2.1.2.2.1.22.1", false},  // ifSpecific: not served
       {"snmpgetnext", kV2c, "1.3.6.1.2.1.30 1.3.6.1.2.1.31.1.1.1.1.3", false},
-      {"snmpget", "-v2c -c public@0x00000000deadbeef", "1.3.6.1.2.1.1.5.0", false},
-      {"snmpget", kV3 + " -n 0x00000000deadbeef", "1.3.6.1.2.1.1.5.0", false},
-      {"snmpget", "-v2c -c private", "1.3.6.1.2.1.1.5.0", false},
+      {"snmpget", "-v2c -c public@0x00000000deadbeef", "1.3.6.1.2.1.1.5.0", false, 1},
+      {"snmpget", kV3 + " -n 0x00000000deadbeef", "1.3.6.1.2.1.1.5.0", false, 1},
+      {"snmpget", "-v2c -c private", "1.3.6.1.2.1.1.5.0", false, 1},
   };
   return all;
 }
@@ -112,8 +115,8 @@ class FastPathTest : public ::testing::Test {
 
   // The tool's output, sysUpTime (the only value that moves) masked.
   static std::string run(const Case& c) {
-    const std::string command = fmt::format("{} {} -On -Oq -t 1 -r 0 127.0.0.1:{} {}", c.tool,
-                                            c.security, agent_->port(), c.oids);
+    const std::string command = fmt::format("{} {} -On -Oq -t {} -r 0 127.0.0.1:{} {}", c.tool,
+                                            c.security, c.timeout, agent_->port(), c.oids);
     const std::string out = snmp_tool(command).out;
     static const std::regex uptime(R"(\.1\.3\.6\.1\.2\.1\.1\.3\.0 \S+)");
     return std::regex_replace(out, uptime, ".1.3.6.1.2.1.1.3.0 <sysUpTime>");
