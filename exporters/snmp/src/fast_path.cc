@@ -138,28 +138,30 @@ bool eligible(const netsnmp_session* session, const netsnmp_pdu* pdu) {
   return read && version && authentic && pdu->variables != nullptr;
 }
 
-bool answer(FastPath& fast, netsnmp_session* session, netsnmp_pdu* pdu, size_t& used) {
-  const HandlerState& state = *fast.state;
+bool answer(FastPath& fast, netsnmp_session* session, netsnmp_pdu* pdu) {
+  HandlerState& state = *fast.state;
   if (!state.view || !eligible(session, pdu)) return false;
   if (check_access(pdu) != 0) return false;  // net-snmp reports or drops it again
   std::string_view context(pdu->contextName != nullptr ? pdu->contextName : "",
                            pdu->contextName != nullptr ? pdu->contextNameLen : 0);
   if (context == state.fabric_context) context = "";
   const Request r{*state.view, context, MibView::Clock::now()};
+  size_t used = 0;
   if (!collect(fast, r, pdu, used)) return false;
-  return send_response(fast, session, pdu, used);
+  // Counted before the response leaves: whoever has the answer sees it counted.
+  fast.answered.fetch_add(1, std::memory_order_relaxed);
+  state.varbinds.fetch_add(used, std::memory_order_relaxed);
+  if (send_response(fast, session, pdu, used)) return true;
+  fast.answered.fetch_sub(1, std::memory_order_relaxed);
+  state.varbinds.fetch_sub(used, std::memory_order_relaxed);
+  return false;
 }
 
 int on_packet(int op, netsnmp_session* session, int reqid, netsnmp_pdu* pdu, void* magic) {
   FastPath* fast = g_fast_path;
   if (fast != nullptr && fast->enabled.load(std::memory_order_relaxed) &&
       op == NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE && magic == nullptr) {
-    size_t used = 0;
-    if (answer(*fast, session, pdu, used)) {
-      fast->answered.fetch_add(1, std::memory_order_relaxed);
-      fast->state->varbinds.fetch_add(used, std::memory_order_relaxed);
-      return 1;
-    }
+    if (answer(*fast, session, pdu)) return 1;
   }
   return handle_snmp_packet(op, session, reqid, pdu, magic);
 }
