@@ -8,6 +8,10 @@ std::string_view to_string(Severity severity) {
       return "info";
     case Severity::kWarning:
       return "warning";
+    case Severity::kMinor:
+      return "minor";
+    case Severity::kMajor:
+      return "major";
     case Severity::kCritical:
       return "critical";
   }
@@ -15,7 +19,8 @@ std::string_view to_string(Severity severity) {
 }
 
 std::optional<Severity> parse_severity(std::string_view text) {
-  for (Severity s : {Severity::kInfo, Severity::kWarning, Severity::kCritical}) {
+  for (Severity s : {Severity::kInfo, Severity::kWarning, Severity::kMinor, Severity::kMajor,
+                     Severity::kCritical}) {
     if (to_string(s) == text) return s;
   }
   return std::nullopt;

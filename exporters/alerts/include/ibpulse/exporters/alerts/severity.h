@@ -1,5 +1,6 @@
 #pragma once
 // Alert severities shared by the threshold engine, SNMP notifications and Prometheus rules.
+// The numbers are IBPULSE-MIB's IbpulseSeverity values.
 //
 // Thread safety: pure functions.
 
@@ -8,7 +9,7 @@
 
 namespace ibpulse::exporters::alerts {
 
-enum class Severity { kInfo, kWarning, kCritical };
+enum class Severity { kInfo = 1, kWarning = 2, kMinor = 3, kMajor = 4, kCritical = 5 };
 
 std::string_view to_string(Severity severity);
 std::optional<Severity> parse_severity(std::string_view text);

@@ -1,0 +1,55 @@
+#pragma once
+// What the threshold engine tells the outside world: a rule instance raised or cleared on a
+// port, a port's link going down or up (IF-MIB linkDown/linkUp), or storm control's summary.
+// The SNMP agent turns these into notifications, the daemon logs them.
+//
+// Thread safety: value types.
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "ibpulse/collector/topology.h"
+#include "ibpulse/exporters/alerts/severity.h"
+
+namespace ibpulse::exporters::alerts {
+
+enum class EventKind {
+  kRaised,       // ibpulseThresholdCrossed (also a re-notification of a raised instance)
+  kCleared,      // ibpulseThresholdCleared
+  kLinkDown,     // IF-MIB linkDown
+  kLinkUp,       // IF-MIB linkUp
+  kRateLimited,  // ibpulseRateLimited: storm control withheld `suppressed` notifications
+};
+std::string_view to_string(EventKind kind);
+
+// IBPULSE-MIB's IbpulseCondition: what `value` and `threshold` measure.
+enum class Condition { kDelta = 1, kRatePerSecond = 2, kPercent = 3, kState = 4 };
+std::string_view to_string(Condition condition);
+
+struct AlertEvent {
+  EventKind kind = EventKind::kRaised;
+  bool renotify = false;  // kRaised again for an instance still raised (the rule's renotify)
+  std::chrono::system_clock::time_point when{};
+
+  // The port (all kinds but kRateLimited).
+  collector::PortKey port;
+  uint32_t if_index = 0;  // default-context ifIndex (0: the port has none)
+  std::string node_name;  // the node-name map's name, else its NodeDescription
+  // kLinkDown/kLinkUp: IF-MIB ifAdminStatus / ifOperStatus values to send (1 up, 2 down, ...).
+  uint8_t admin_status = 1, oper_status = 2;
+
+  // kRaised/kCleared: the rule instance.
+  std::string rule;     // the rule's name
+  std::string counter;  // ibpulse counter name ("symbol_error"), or the state watched
+  Condition condition = Condition::kDelta;
+  double value = 0;      // observed: the crossing value (raised) or the last one (cleared)
+  double threshold = 0;  // in the unit of `value`
+  uint32_t window_seconds = 0;
+  Severity severity = Severity::kWarning;
+
+  // kRateLimited: notifications withheld during the last `window_seconds`.
+  uint32_t suppressed = 0;
+};
+
+}  // namespace ibpulse::exporters::alerts
