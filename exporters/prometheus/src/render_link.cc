@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ibpulse/collector/link_capability.h"
 #include "ibpulse/converters/if_mib.h"
 #include "ibpulse/converters/interface_status.h"
 #include "ibpulse/exporters/prometheus/renderer.h"
@@ -122,6 +123,24 @@ void render_link_gauges(const FabricSnapshot& s, const PortLabels& labels, Outpu
   }
 }
 
+// 1 while an Active link runs below the width or speed both ends support and enable (4X at 1X,
+// EDR at FDR); 0 for Active links at full capability; absent without an Active link and a peer.
+void render_link_degraded(const FabricSnapshot& s, const PortLabels& labels, Output& o) {
+  if (!s.topology) return;
+  const std::string name = fabric_metric("link_degraded");
+  header(o.text, name,
+         "1 while the Active link trained below the width or speed both ends support and enable",
+         "gauge");
+  o.done();
+  for_each_topology_row(s, [&](const collector::Port& port, size_t i) {
+    if (port.active() && port.remote) {
+      line(o.text, name, labels.of(i),
+           collector::link_capability(*s.topology, port).degraded() ? 1 : 0);
+    }
+    o.done();
+  });
+}
+
 std::string_view width_text(const collector::LinkState& link) {
   return link_up(link) && link.width_active != 0 ? collector::width_name(link.width_active)
                                                  : std::string_view("");
@@ -175,6 +194,7 @@ void render_link(const FabricSnapshot& s, const PortLabels& labels, Output& o) {
   render_saturation(s, labels, o);
   render_port_gauges(s, labels, o);
   render_link_gauges(s, labels, o);
+  render_link_degraded(s, labels, o);
   render_port_info(s, labels, o);
 }
 
