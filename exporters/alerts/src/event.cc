@@ -1,6 +1,7 @@
+#include "ibpulse/exporters/alerts/event.h"
+
 #include <cassert>
 
-#include "ibpulse/exporters/alerts/event.h"
 #include "ibpulse/exporters/alerts/event_queue.h"
 
 namespace ibpulse::exporters::alerts {

@@ -18,9 +18,9 @@ class EventQueue {
  public:
   explicit EventQueue(size_t capacity);
 
-  void push(AlertEvent event);            // drops the oldest when full
-  std::vector<AlertEvent> take_all();     // empties the queue, oldest first
-  uint64_t dropped() const;               // events dropped so far
+  void push(AlertEvent event);         // drops the oldest when full
+  std::vector<AlertEvent> take_all();  // empties the queue, oldest first
+  uint64_t dropped() const;            // events dropped so far
   size_t capacity() const { return capacity_; }
 
  private:

@@ -1,0 +1,63 @@
+#pragma once
+// The threshold engine: evaluates every rule on every port of each new snapshot, with the
+// rule's window, hold time and hysteresis, follows port state (IF-MIB linkDown/linkUp), and
+// applies storm control before anything is notified. It only computes: the daemon logs the
+// decisions, hands the notified ones to the SNMP agent and exports active() to Prometheus.
+//
+// Thread safety: one thread calls evaluate(); active() and stats() only from that thread too
+// (the daemon publishes copies).
+
+#include <chrono>
+#include <memory>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "ibpulse/converters/snapshot.h"
+#include "ibpulse/exporters/alerts/event.h"
+#include "ibpulse/exporters/alerts/rule.h"
+
+namespace ibpulse::exporters::alerts {
+
+struct EngineOptions {
+  // Storm control: at most rate_limit notifications per rate_interval over the whole fabric;
+  // each interval that withholds any ends with one kRateLimited summary.
+  unsigned rate_limit = 50;
+  milliseconds rate_interval{10000};
+  // A port's linkDown/linkUp pair is notified; further link changes of that port within the
+  // hold-down are withheld, and its final state is notified when the hold-down ends.
+  milliseconds link_hold_down{60000};
+};
+
+struct Decision {
+  AlertEvent event;
+  bool notify = false;  // false: storm control withheld it (it is still logged and counted)
+};
+
+struct EngineStats {
+  uint64_t raised = 0, cleared = 0, link_changes = 0;
+  uint64_t notified = 0, suppressed = 0;
+};
+
+class ThresholdEngine {
+ public:
+  ThresholdEngine(std::vector<Rule> rules, EngineOptions options);
+  ~ThresholdEngine();
+
+  // One new snapshot (call once per published snapshot); `wall` stamps the events.
+  std::vector<Decision> evaluate(const converters::FabricSnapshot& snapshot,
+                                 std::chrono::system_clock::time_point wall);
+
+  // The raised rule instances now (kind kRaised, `when` = when each was raised).
+  std::vector<AlertEvent> active() const;
+  EngineStats stats() const { return stats_; }
+  const std::vector<Rule>& rules() const { return rules_; }
+
+ private:
+  struct Impl;
+  std::vector<Rule> rules_;
+  std::unique_ptr<Impl> impl_;
+  EngineStats stats_;
+};
+
+}  // namespace ibpulse::exporters::alerts

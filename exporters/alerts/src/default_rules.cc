@@ -1,0 +1,81 @@
+// The default rule set (docs/alerts.md; dashboards/prometheus holds its Prometheus twin).
+#include <cassert>
+
+#include "counter_source.h"
+#include "ibpulse/exporters/alerts/rule.h"
+
+namespace ibpulse::exporters::alerts {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct Default {
+  const char* name;
+  const char* counter;  // empty: a state rule
+  RuleKind kind;
+  Condition measure;
+  double threshold;
+  milliseconds hold_for, clear_after;
+  Severity severity;
+};
+
+// Error counters that a healthy link never moves get "any increase in a minute"; the noisy ones
+// (symbol errors, receive errors, discards) a threshold above background noise.
+constexpr milliseconds kMinute = 60s;
+const Default kDefaults[] = {
+    {"symbol_error_burst", "symbol_error", RuleKind::kCounter, Condition::kDelta, 10, 0s, 2min,
+     Severity::kWarning},
+    {"link_error_recovery", "link_error_recovery", RuleKind::kCounter, Condition::kDelta, 0, 0s,
+     5min, Severity::kMinor},
+    {"link_downed", "link_downed", RuleKind::kCounter, Condition::kDelta, 0, 0s, 5min,
+     Severity::kMinor},
+    {"rcv_errors", "rcv_errors", RuleKind::kCounter, Condition::kDelta, 10, 0s, 2min,
+     Severity::kWarning},
+    {"rcv_remote_physical_errors", "rcv_remote_physical_errors", RuleKind::kCounter,
+     Condition::kDelta, 0, 0s, 5min, Severity::kWarning},
+    {"local_link_integrity_errors", "local_link_integrity_errors", RuleKind::kCounter,
+     Condition::kDelta, 0, 0s, 5min, Severity::kWarning},
+    {"excessive_buffer_overrun_errors", "excessive_buffer_overrun_errors", RuleKind::kCounter,
+     Condition::kDelta, 0, 0s, 5min, Severity::kWarning},
+    {"xmit_discards", "xmit_discards", RuleKind::kCounter, Condition::kDelta, 100, 0s, 5min,
+     Severity::kMinor},
+    {"fec_uncorrectable_blocks", "fec_uncorrectable_blocks", RuleKind::kCounter, Condition::kDelta,
+     0, 0s, 5min, Severity::kMajor},
+    {"xmit_wait_congestion", "xmit_wait_ticks", RuleKind::kCounter, Condition::kRatePerSecond, 1e6,
+     1min, 5min, Severity::kWarning},
+    {"high_utilisation", "utilisation", RuleKind::kCounter, Condition::kPercent, 0.9, 5min, 5min,
+     Severity::kInfo},
+    {"port_down", "", RuleKind::kPortDown, Condition::kState, 0, 0s, 1min, Severity::kMajor},
+    {"link_degraded", "", RuleKind::kLinkDegraded, Condition::kState, 0, 0s, 1min,
+     Severity::kMajor},
+};
+
+}  // namespace
+
+std::vector<Rule> default_rules() {
+  std::vector<Rule> rules;
+  for (const Default& d : kDefaults) {
+    Rule r;
+    r.name = d.name;
+    r.kind = d.kind;
+    r.measure = d.measure;
+    r.threshold = d.threshold;
+    r.window = kMinute;
+    r.hold_for = d.hold_for;
+    r.clear_after = d.clear_after;
+    r.severity = d.severity;
+    r.origin = "default rule set";
+    if (d.kind == RuleKind::kCounter) {
+      const auto resolved = resolve_counter(d.counter);
+      assert(resolved && "a default rule names a counter of the schema");
+      r.counter = resolved->name;
+      r.source = resolved->source;
+    } else {
+      r.counter = d.kind == RuleKind::kPortDown ? "port-down" : "link-degraded";
+    }
+    rules.push_back(std::move(r));
+  }
+  return rules;
+}
+
+}  // namespace ibpulse::exporters::alerts

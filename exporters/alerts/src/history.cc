@@ -1,0 +1,49 @@
+#include "history.h"
+
+#include <algorithm>
+
+namespace ibpulse::exporters::alerts {
+
+CounterHistory::CounterHistory(CounterSource source, milliseconds window)
+    : source_(std::move(source)), window_(window), step_(std::max(window / 6, milliseconds(1))) {}
+
+uint64_t CounterHistory::value_in(const Slot& slot, const PortLayout& layout, size_t i,
+                                  collector::PortKey key) const {
+  if (slot.layout == layout) return slot.values[i];
+  const auto& keys = *slot.layout;
+  const auto it = std::lower_bound(keys.begin(), keys.end(), key);
+  if (it == keys.end() || *it != key) return kAbsent;
+  return slot.values[static_cast<size_t>(it - keys.begin())];
+}
+
+std::optional<Increase> CounterHistory::increase(const converters::FabricSnapshot& s,
+                                                 const PortLayout& layout, size_t i) const {
+  const converters::PortSnapshot& p = s.ports[i];
+  const auto now = counter_value(source_, p);
+  if (!now) return std::nullopt;
+  for (const Slot& slot : slots_) {  // the oldest inside the window with a value
+    if (slot.time + window_ < s.published || slot.time >= s.published) continue;
+    const uint64_t base = value_in(slot, layout, i, p.key);
+    if (base == kAbsent) continue;
+    const double seconds = std::chrono::duration<double>(s.published - slot.time).count();
+    // Totals never go down; a lower value means the port's history restarted (its state was
+    // lost): no increase rather than a huge one.
+    return Increase{*now >= base ? *now - base : 0, seconds};
+  }
+  return std::nullopt;
+}
+
+void CounterHistory::observe(const converters::FabricSnapshot& s, const PortLayout& layout) {
+  while (!slots_.empty() && slots_.front().time + window_ + step_ < s.published) {
+    slots_.pop_front();
+  }
+  if (!slots_.empty() && s.published - slots_.back().time < step_) return;
+  Slot slot{s.published, layout, {}};
+  slot.values.resize(s.ports.size(), kAbsent);
+  for (size_t i = 0; i < s.ports.size(); ++i) {
+    if (const auto v = counter_value(source_, s.ports[i])) slot.values[i] = *v;
+  }
+  slots_.push_back(std::move(slot));
+}
+
+}  // namespace ibpulse::exporters::alerts

@@ -1,0 +1,54 @@
+#pragma once
+// A counter's recent values on every port, for increases over a rule's window. All ports share
+// the snapshot times, so one ring of a few slots per (counter, window) holds a value per port:
+// a new slot every window/6, the oldest one inside the window is the base of the increase.
+//
+// Thread safety: the engine's thread only.
+
+#include <deque>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "counter_source.h"
+#include "ibpulse/converters/snapshot.h"
+
+namespace ibpulse::exporters::alerts {
+
+// The port keys of one snapshot, shared by every slot stored while they did not change.
+using PortLayout = std::shared_ptr<const std::vector<collector::PortKey>>;
+
+struct Increase {
+  uint64_t delta = 0;
+  double seconds = 0;  // the time the increase took (up to the window)
+};
+
+class CounterHistory {
+ public:
+  CounterHistory(CounterSource source, milliseconds window);
+
+  const CounterSource& source() const { return source_; }
+  milliseconds window() const { return window_; }
+
+  // Port `i` of `s`, against the oldest value inside the window; none without a base.
+  std::optional<Increase> increase(const converters::FabricSnapshot& s, const PortLayout& layout,
+                                   size_t i) const;
+  // Stores the snapshot's values when a step has passed since the newest slot.
+  void observe(const converters::FabricSnapshot& s, const PortLayout& layout);
+
+ private:
+  static constexpr uint64_t kAbsent = ~uint64_t{0};
+  struct Slot {
+    converters::Clock::time_point time;
+    PortLayout layout;
+    std::vector<uint64_t> values;  // kAbsent where the port had no value
+  };
+  uint64_t value_in(const Slot& slot, const PortLayout& layout, size_t i,
+                    collector::PortKey key) const;
+
+  CounterSource source_;
+  milliseconds window_, step_;
+  std::deque<Slot> slots_;  // oldest first
+};
+
+}  // namespace ibpulse::exporters::alerts

@@ -1,0 +1,374 @@
+// The threshold engine on hand-built snapshots: rules, windows, hysteresis, state rules and
+// storm control, with the exact events each step must produce.
+#include <gtest/gtest.h>
+
+#include "ibpulse/exporters/alerts/engine.h"
+#include "ibpulse/exporters/alerts/event_queue.h"
+
+namespace ibpulse::exporters::alerts {
+namespace {
+
+using namespace std::chrono_literals;
+using converters::Clock;
+using converters::FabricSnapshot;
+using converters::OperStatus;
+using schema::CounterId;
+
+constexpr uint64_t kSwitch = 0x0002c90300000001, kHca = 0x0002c90300000010;
+
+// A switch with ports 1-4 (1 linked to the HCA, 2 linked to nothing), an HCA with port 1.
+class FabricClock {
+ public:
+  FabricClock() {
+    auto t = std::make_shared<collector::Topology>();
+    t->nodes = {{kSwitch, collector::NodeKind::kSwitch, "leaf01 switch", "leaf01", 4, 0, 1},
+                {kHca, collector::NodeKind::kCa, "node07 HCA-1", "node07", 1, 0, 2}};
+    std::sort(t->nodes.begin(), t->nodes.end(), [](auto& a, auto& b) { return a.guid < b.guid; });
+    for (uint8_t port = 1; port <= 4; ++port)
+      t->ports.push_back(port_of(kSwitch, port, port == 1));
+    t->ports.push_back(port_of(kHca, 1, true));
+    t->ports[0].remote = collector::PortKey{kHca, 1};
+    t->ports[4].remote = collector::PortKey{kSwitch, 1};
+    std::sort(t->ports.begin(), t->ports.end(), [](auto& a, auto& b) { return a.key < b.key; });
+    topology = t;
+  }
+
+  static collector::Port port_of(uint64_t guid, uint8_t port, bool active) {
+    collector::Port p;
+    p.key = {guid, port};
+    p.link.state = active ? 4 : 1;
+    p.link.phys_state = active ? 5 : 2;
+    p.link.width_supported = p.link.width_enabled = 1 | 2;
+    p.link.width_active = 2;
+    p.link.speed_supported = p.link.speed_enabled = 7;
+    p.link.speed_active = 4;
+    return p;
+  }
+
+  collector::Port& link(uint64_t guid, uint8_t port) {
+    return const_cast<collector::Port&>(*topology->find_port({guid, port}));
+  }
+
+  // The snapshot `seconds` after the start, with the given symbol-error totals per port.
+  FabricSnapshot at(double seconds) {
+    FabricSnapshot s;
+    s.topology = topology;
+    s.published =
+        start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    uint32_t if_index = 1;
+    for (const auto& port : topology->ports) {
+      converters::PortSnapshot p;
+      p.key = port.key;
+      p.if_index = if_index++;
+      p.oper_status = port.active() ? OperStatus::kUp : OperStatus::kDown;
+      p.last_read = s.published;
+      const auto idx = schema::index_of(CounterId::kSymbolError);
+      p.present |= 1ull << idx;
+      p.totals[idx] = symbol_errors[port.key];
+      p.present |= 1ull << schema::index_of(CounterId::kXmitData);
+      p.utilisation_out = utilisation[port.key];
+      s.ports.push_back(p);
+    }
+    return s;
+  }
+
+  std::shared_ptr<collector::Topology> topology;
+  std::map<collector::PortKey, uint64_t> symbol_errors;
+  std::map<collector::PortKey, float> utilisation;
+  Clock::time_point start = Clock::now();
+};
+
+const auto kWall = std::chrono::system_clock::time_point{} + 1000h;
+
+Rule rule_named(const std::vector<Rule>& rules, const std::string& name) {
+  for (const auto& r : rules)
+    if (r.name == name) return r;
+  ADD_FAILURE() << "no rule " << name;
+  return {};
+}
+
+std::vector<Rule> only(const std::string& name) {
+  return {rule_named(default_rules(), name)};
+}
+
+// Evaluates the snapshot at `t` and returns what it decided.
+std::vector<Decision> step(ThresholdEngine& e, FabricClock& f, double t) {
+  return e.evaluate(f.at(t), kWall);
+}
+
+TEST(AlertRules, ParsesAConfiguredRuleAndTunesADefaultOne) {
+  const auto parsed =
+      parse_rules({{R"({"name": "xmit_wait", "counter": "PortXmitWait", "condition": "rate > 5000",
+            "window": "30s", "for": "1m", "clear-after": "2m", "renotify": "1h",
+            "severity": "critical", "scope": {"node-type": "switch", "ports": "1-36,40",
+            "name": "^leaf"}, "@line": 7})",
+                    "ibpulse.yaml"},
+                   {R"({"name": "symbol_error_burst", "condition": "delta > 50", "@line": 15})",
+                    "ibpulse.yaml"},
+                   {R"({"name": "link_degraded", "enabled": "false"})", "ibpulse.yaml"}},
+                  true);
+  EXPECT_TRUE(parsed.errors.empty()) << parsed.errors.front();
+  const Rule r = rule_named(parsed.rules, "xmit_wait");
+  EXPECT_EQ(r.counter, "xmit_wait_ticks");
+  EXPECT_EQ(r.measure, Condition::kRatePerSecond);
+  EXPECT_EQ(r.threshold, 5000);
+  EXPECT_EQ(r.window, 30s);
+  EXPECT_EQ(r.hold_for, 60s);
+  EXPECT_EQ(r.clear_after, 120s);
+  EXPECT_EQ(r.renotify, 3600s);
+  EXPECT_EQ(r.severity, Severity::kCritical);
+  EXPECT_EQ(r.origin, "ibpulse.yaml:7");
+  ASSERT_TRUE(r.scope.node_kind.has_value());
+  EXPECT_EQ(r.scope.ports.size(), 2u);
+  const Rule tuned = rule_named(parsed.rules, "symbol_error_burst");
+  EXPECT_EQ(tuned.threshold, 50);
+  EXPECT_EQ(tuned.clear_after, 120s);                      // the default's, untouched
+  EXPECT_EQ(parsed.rules.size(), default_rules().size());  // one added, one dropped
+  for (const auto& rule : parsed.rules)
+    EXPECT_NE(rule.name, "link_degraded");
+}
+
+TEST(AlertRules, ABadRuleIsReportedWithItsLineAndTheOthersStay) {
+  const auto parsed = parse_rules(
+      {{R"({"name": "a", "counter": "no_such_counter", "condition": "delta > 1", "@line": 3})",
+        "f.yaml"},
+       {R"({"name": "b", "counter": "symbol_error", "window": "soon", "condition": "increased",
+            "@line": 8})",
+        "f.yaml"},
+       {R"({"name": "c", "counter": "symbol_error", "condition": "increased",
+            "name-regex": "([", "@line": 12})",
+        "f.yaml"},
+       {R"({"name": "d", "counter": "rcv_errors", "condition": "increased", "@line": 20})",
+        "f.yaml"},
+       {R"({"name": "e", "counter": "utilisation", "condition": "delta > 3", "@line": 25})",
+        "f.yaml"}},
+      false);
+  ASSERT_EQ(parsed.errors.size(), 4u);
+  EXPECT_EQ(parsed.errors[0].rfind("f.yaml:3: rule 'a': unknown counter 'no_such_counter'", 0), 0u)
+      << parsed.errors[0];
+  EXPECT_EQ(parsed.errors[1].rfind("f.yaml:8: rule 'b': window: expected a duration", 0), 0u)
+      << parsed.errors[1];
+  EXPECT_EQ(parsed.errors[2].rfind("f.yaml:12: rule 'c': name: bad regular expression", 0), 0u)
+      << parsed.errors[2];
+  EXPECT_NE(parsed.errors[3].find("f.yaml:25: rule 'e'"), std::string::npos) << parsed.errors[3];
+  ASSERT_EQ(parsed.rules.size(), 1u);
+  EXPECT_EQ(parsed.rules[0].name, "d");
+  EXPECT_EQ(parsed.rules[0].threshold, 0);
+}
+
+TEST(AlertRules, TheDefaultSetCoversTheDayOneFaults) {
+  std::set<std::string> names;
+  for (const auto& r : default_rules())
+    names.insert(r.name);
+  for (const char* want :
+       {"symbol_error_burst", "link_downed", "rcv_remote_physical_errors", "xmit_wait_congestion",
+        "high_utilisation", "fec_uncorrectable_blocks", "port_down", "link_degraded"}) {
+    EXPECT_TRUE(names.count(want)) << want;
+  }
+}
+
+TEST(ThresholdEngine, ASymbolErrorBurstRaisesOnceAndClearsAfterTheHysteresis) {
+  FabricClock f;
+  ThresholdEngine e(only("symbol_error_burst"), {});
+  EXPECT_TRUE(step(e, f, 0).empty());
+  EXPECT_TRUE(step(e, f, 1).empty());
+  f.symbol_errors[{kHca, 1}] = 500;  // the burst
+  auto d = step(e, f, 2);
+  ASSERT_EQ(d.size(), 1u);
+  const AlertEvent& raised = d[0].event;
+  EXPECT_TRUE(d[0].notify);
+  EXPECT_EQ(raised.kind, EventKind::kRaised);
+  EXPECT_EQ(raised.port, (collector::PortKey{kHca, 1}));
+  EXPECT_EQ(raised.node_name, "node07");
+  EXPECT_EQ(raised.if_index, 5u);
+  EXPECT_EQ(raised.counter, "symbol_error");
+  EXPECT_EQ(raised.value, 500);
+  EXPECT_EQ(raised.threshold, 10);
+  EXPECT_EQ(raised.window_seconds, 60u);
+  EXPECT_EQ(raised.severity, Severity::kWarning);
+  EXPECT_EQ(e.active().size(), 1u);
+  // Still above the threshold within the window: no second notification.
+  for (double t = 3; t <= 60; t += 1)
+    EXPECT_TRUE(step(e, f, t).empty()) << t;
+  // The burst leaves the window after a minute (plus a slot), then 2 minutes of hysteresis.
+  double cleared_at = 0;
+  for (double t = 61; t <= 300 && cleared_at == 0; t += 1) {
+    for (const auto& x : step(e, f, t)) {
+      EXPECT_EQ(x.event.kind, EventKind::kCleared);
+      EXPECT_EQ(x.event.value, 0);  // the last value seen
+      cleared_at = t;
+    }
+  }
+  EXPECT_GE(cleared_at, 180);
+  EXPECT_LE(cleared_at, 192);
+  EXPECT_TRUE(e.active().empty());
+  EXPECT_EQ(e.stats().raised, 1u);
+  EXPECT_EQ(e.stats().cleared, 1u);
+}
+
+TEST(ThresholdEngine, ErrorsBelowTheThresholdOrOutsideTheScopeRaiseNothing) {
+  FabricClock f;
+  auto rules = parse_rules({{R"({"name": "switch_symbols", "counter": "symbol_error",
+      "condition": "delta >= 5", "node-type": "switch", "ports": "2-4"})",
+                             "x"}},
+                           false);
+  ASSERT_TRUE(rules.errors.empty());
+  ThresholdEngine e(rules.rules, {});
+  step(e, f, 0);
+  f.symbol_errors[{kHca, 1}] = 100;     // not a switch
+  f.symbol_errors[{kSwitch, 1}] = 100;  // a switch port outside 2-4
+  f.symbol_errors[{kSwitch, 3}] = 4;    // below
+  EXPECT_TRUE(step(e, f, 1).empty());
+  f.symbol_errors[{kSwitch, 3}] = 5;
+  const auto d = step(e, f, 2);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].event.port, (collector::PortKey{kSwitch, 3}));
+}
+
+TEST(ThresholdEngine, AGaugeRuleWaitsForItsHoldTimeAndRenotifies) {
+  FabricClock f;
+  auto rules = parse_rules({{R"({"name": "busy", "counter": "utilisation",
+      "condition": "value > 90%", "for": "10s", "clear-after": "5s", "renotify": "30s"})",
+                             "x"}},
+                           false);
+  ASSERT_TRUE(rules.errors.empty()) << rules.errors.front();
+  ThresholdEngine e(rules.rules, {});
+  f.utilisation[{kSwitch, 1}] = 0.95f;
+  std::vector<double> raised_at, renotified_at;
+  for (double t = 0; t <= 45; t += 1) {
+    for (const auto& d : step(e, f, t)) {
+      ASSERT_EQ(d.event.kind, EventKind::kRaised);
+      EXPECT_NEAR(d.event.value, 95, 1e-3);
+      EXPECT_NEAR(d.event.threshold, 90, 1e-9);
+      EXPECT_EQ(d.event.condition, Condition::kPercent);
+      (d.event.renotify ? renotified_at : raised_at).push_back(t);
+    }
+  }
+  EXPECT_EQ(raised_at, std::vector<double>{10});
+  EXPECT_EQ(renotified_at, std::vector<double>{40});
+}
+
+TEST(ThresholdEngine, RateRulesDivideByTheTimeTheIncreaseTook) {
+  FabricClock f;
+  auto rules = parse_rules({{R"({"name": "fast", "counter": "symbol_error",
+      "condition": "rate > 100", "window": "10s"})",
+                             "x"}},
+                           false);
+  ThresholdEngine e(rules.rules, {});
+  step(e, f, 0);
+  f.symbol_errors[{kSwitch, 1}] = 150;  // 150 in 2 s: 75/s
+  EXPECT_TRUE(step(e, f, 2).empty());
+  f.symbol_errors[{kSwitch, 1}] = 450;  // 450 in 4 s: 112.5/s
+  const auto d = step(e, f, 4);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_DOUBLE_EQ(d[0].event.value, 112.5);
+}
+
+TEST(ThresholdEngine, PortDownAndLinkChangesFollowThePortState) {
+  FabricClock f;
+  ThresholdEngine e(only("port_down"), {});
+  EXPECT_TRUE(step(e, f, 0).empty());  // switch ports 2-4 were down from the start, no peer
+  f.link(kSwitch, 1).link.state = 1;   // Unlink
+  auto d = step(e, f, 1);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].event.kind, EventKind::kLinkDown);
+  EXPECT_EQ(d[0].event.if_index, 1u);
+  EXPECT_EQ(d[0].event.oper_status, 2);
+  EXPECT_EQ(d[0].event.admin_status, 1);
+  EXPECT_EQ(d[1].event.kind, EventKind::kRaised);
+  EXPECT_EQ(d[1].event.rule, "port_down");
+  EXPECT_EQ(d[1].event.condition, Condition::kState);
+  EXPECT_EQ(d[1].event.value, 1);
+  f.link(kSwitch, 1).link.state = 4;  // relinked
+  d = step(e, f, 2);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].event.kind, EventKind::kLinkUp);
+  for (double t = 3; t < 62; ++t)
+    EXPECT_TRUE(step(e, f, t).empty()) << t;
+  d = step(e, f, 62);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].event.kind, EventKind::kCleared);
+}
+
+TEST(ThresholdEngine, ALinkTrainedBelowItsCapabilityRaises) {
+  FabricClock f;
+  ThresholdEngine e(only("link_degraded"), {});
+  EXPECT_TRUE(step(e, f, 0).empty());
+  f.link(kHca, 1).link.width_active = 1;  // 4X running at 1X
+  const auto d = step(e, f, 1);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].event.port, (collector::PortKey{kHca, 1}));
+  EXPECT_EQ(d[0].event.counter, "link-degraded");
+}
+
+TEST(ThresholdEngine, AFlappingPortSendsABoundedNumberOfNotifications) {
+  FabricClock f;
+  ThresholdEngine e(only("port_down"),
+                    {.rate_limit = 50, .rate_interval = 10s, .link_hold_down = 60s});
+  step(e, f, 0);
+  size_t sent = 0, withheld = 0;
+  std::vector<EventKind> sent_links;
+  for (int t = 1; t <= 59; ++t) {  // down, up, down, up ... every second
+    f.link(kSwitch, 1).link.state = t % 2 ? 1 : 4;
+    for (const auto& d : step(e, f, t)) {
+      (d.notify ? sent : withheld)++;
+      if (d.notify && d.event.kind != EventKind::kRaised) sent_links.push_back(d.event.kind);
+    }
+  }
+  // One linkDown, one linkUp, one port_down raise; the 57 other changes withheld.
+  EXPECT_EQ(sent, 3u);
+  EXPECT_EQ(withheld, 57u);
+  EXPECT_EQ(sent_links, (std::vector<EventKind>{EventKind::kLinkDown, EventKind::kLinkUp}));
+  // At the end of the hold-down the final state (down, at t=59) is sent.
+  const auto d = step(e, f, 61);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].event.kind, EventKind::kLinkDown);
+  EXPECT_TRUE(d[0].notify);
+  EXPECT_EQ(e.stats().suppressed, 57u);
+}
+
+TEST(ThresholdEngine, AFabricWideEventIsRateLimitedWithOneSummary) {
+  FabricClock f;
+  auto rules = parse_rules(
+      {{R"({"name": "any", "counter": "symbol_error", "condition": "increased"})", "x"}}, false);
+  ThresholdEngine e(rules.rules, {.rate_limit = 2, .rate_interval = 10s, .link_hold_down = 60s});
+  step(e, f, 0);
+  for (const auto& port : f.topology->ports)
+    f.symbol_errors[port.key] = 7;  // all 5 ports
+  size_t sent = 0, withheld = 0;
+  for (const auto& d : step(e, f, 1))
+    (d.notify ? sent : withheld)++;
+  EXPECT_EQ(sent, 2u);
+  EXPECT_EQ(withheld, 3u);
+  EXPECT_EQ(e.active().size(), 5u);  // Prometheus and the log still see every one
+  std::vector<AlertEvent> summaries, retries;
+  for (double t = 2; t <= 11; ++t) {
+    for (const auto& d : step(e, f, t)) {
+      if (d.event.kind == EventKind::kRateLimited) summaries.push_back(d.event);
+      if (d.event.kind == EventKind::kRaised && d.notify) retries.push_back(d.event);
+    }
+  }
+  ASSERT_EQ(summaries.size(), 1u);
+  EXPECT_EQ(summaries[0].suppressed, 3u);
+  EXPECT_EQ(summaries[0].window_seconds, 10u);
+  // The withheld raises are tried again in the next interval, within its limit.
+  EXPECT_EQ(retries.size(), 2u);
+}
+
+TEST(EventQueue, DropsTheOldestWhenFull) {
+  EventQueue q(2);
+  for (uint32_t i = 1; i <= 3; ++i) {
+    AlertEvent e;
+    e.if_index = i;
+    q.push(e);
+  }
+  const auto events = q.take_all();
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].if_index, 2u);
+  EXPECT_EQ(events[1].if_index, 3u);
+  EXPECT_EQ(q.dropped(), 1u);
+  EXPECT_TRUE(q.take_all().empty());
+}
+
+}  // namespace
+}  // namespace ibpulse::exporters::alerts
