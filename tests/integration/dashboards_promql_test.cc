@@ -1,0 +1,439 @@
+// Every PromQL expression of dashboards/ (each Grafana panel target and query variable, each
+// Prometheus alerting and recording rule) sent to a real Prometheus server that scrapes the
+// daemon on the simulated fabric and evaluates the project's rule files: traffic, injected
+// errors on Hca1[1] and a link taken down (Hca2[1], so Switch2[1] is a port down with a peer).
+// Each expression must parse and evaluate; those that should show something on this fabric
+// must return series, and the series must carry the labels the panel's legend names (or the
+// node_guid/port an alert is about). The expressions that may stay empty here are listed below
+// with the reason.
+//
+// Prometheus runs as a child of this process with PR_SET_PDEATHSIG (as in
+// prometheus_server_test.cc); queries go through its HTTP API with python3's urllib, all of a
+// batch in one python3 process.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <thread>
+
+#include "daemon_client.h"
+#include "sim_fabric.h"
+
+namespace ibpulse::testing {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+const fs::path kDashboards = fs::path(IBPULSE_SOURCE_DIR) / "dashboards";
+
+SimFabric& fabric() {
+  return SimFabricEnvironment::fabric();
+}
+
+std::string guid_of(const std::string& node) {
+  return guid_text(fabric().port(node, 1).node_guid);
+}
+
+// Runs /api/v1/query for every expression in one python3 process: each answer's JSON (or
+// {"status": "error", "error": ...} when the request itself failed).
+std::vector<nlohmann::json> query_all(uint16_t port, const std::vector<std::string>& exprs) {
+  const fs::path in = fs::temp_directory_path() /
+                      ("ibpulse-dashboards-queries-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(in) << nlohmann::json(exprs).dump();
+  const std::string script =
+      "import json, sys, urllib.request, urllib.parse, urllib.error\n"
+      "out = []\n"
+      "for q in json.load(open(sys.argv[2])):\n"
+      " url = sys.argv[1] + '?' + urllib.parse.urlencode({'query': q})\n"
+      " try:\n  out.append(json.loads(urllib.request.urlopen(url, timeout=10).read()))\n"
+      " except urllib.error.HTTPError as e:\n"
+      "  out.append(json.loads(e.read() or b'{}') or {'status': 'error', 'error': str(e)})\n"
+      " except Exception as e:\n  out.append({'status': 'error', 'error': str(e)})\n"
+      "print(json.dumps(out))\n";
+  const auto run =
+      sim::run_command({"python3", "-c", script,
+                        "http://127.0.0.1:" + std::to_string(port) + "/api/v1/query", in.string()},
+                       {}, 120s);
+  fs::remove(in);
+  std::vector<nlohmann::json> answers(exprs.size(), {{"status", "error"}, {"error", "no answer"}});
+  if (!run) return answers;
+  const auto all = nlohmann::json::parse(run->out, nullptr, false);
+  if (!all.is_array() || all.size() != exprs.size()) return answers;
+  for (size_t i = 0; i < exprs.size(); ++i)
+    answers[i] = all[i];
+  return answers;
+}
+
+// A Prometheus server scraping one target every second and evaluating the project's rule
+// files, until destroyed.
+class Prometheus {
+ public:
+  explicit Prometheus(uint16_t target_port) {
+    dir_ = fs::temp_directory_path() / ("ibpulse-dashboards-prom-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "data");
+    const fs::path rules = kDashboards / "prometheus";
+    std::ofstream(dir_ / "prometheus.yml")
+        << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n"
+        << "rule_files:\n  - " << (rules / "ibpulse-alerts.rules.yml").string() << "\n  - "
+        << (rules / "ibpulse-recording.rules.yml").string() << "\n"
+        << "scrape_configs:\n  - job_name: ibpulse\n    static_configs:\n"
+        << "      - targets: ['127.0.0.1:" << target_port << "']\n";
+    port_ = free_loopback_port(SOCK_STREAM);
+    const auto program = sim::find_program("prometheus");
+    if (!program || port_ == 0) return;
+    const std::vector<std::string> args = {
+        program->string(), "--config.file=" + (dir_ / "prometheus.yml").string(),
+        "--storage.tsdb.path=" + (dir_ / "data").string(),
+        "--web.listen-address=127.0.0.1:" + std::to_string(port_), "--log.level=warn"};
+    std::vector<char*> argv;
+    for (const auto& a : args)
+      argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    const std::string log = (dir_ / "prometheus.log").string();
+    const pid_t parent = ::getpid();
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != parent) ::_exit(127);
+      const int null = ::open("/dev/null", O_RDONLY);
+      const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::dup2(null, 0);
+      ::dup2(out, 1);
+      ::dup2(out, 2);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+  }
+  ~Prometheus() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      int status = 0;
+      const auto until = std::chrono::steady_clock::now() + 5s;
+      while (::waitpid(pid_, &status, WNOHANG) == 0) {
+        if (std::chrono::steady_clock::now() > until) {
+          ::kill(pid_, SIGKILL);
+          ::waitpid(pid_, &status, 0);
+          break;
+        }
+        std::this_thread::sleep_for(50ms);
+      }
+    }
+    fs::remove_all(dir_);
+  }
+  Prometheus(const Prometheus&) = delete;
+  Prometheus& operator=(const Prometheus&) = delete;
+
+  std::string log() const { return read_text_file(dir_ / "prometheus.log"); }
+  uint16_t port() const { return port_; }
+
+  bool wait_ready(std::chrono::milliseconds timeout) const {
+    if (pid_ <= 0) return false;
+    const auto until = std::chrono::steady_clock::now() + timeout;
+    while (true) {
+      const auto a = query_all(port_, {"vector(1)"});
+      if (a[0].value("status", "") == "success") return true;
+      if (std::chrono::steady_clock::now() > until || ::waitpid(pid_, nullptr, WNOHANG) != 0)
+        return false;
+      std::this_thread::sleep_for(200ms);
+    }
+  }
+
+  // The number of series `expr` returns (-1 when the query failed).
+  int count(const std::string& expr) const {
+    const auto a = query_all(port_, {expr})[0];
+    if (a.value("status", "") != "success") return -1;
+    return static_cast<int>(a.at("data").at("result").size());
+  }
+
+  // Waits until `expr` returns at least one series.
+  bool wait_for_series(const std::string& expr, std::chrono::milliseconds timeout) const {
+    const auto until = std::chrono::steady_clock::now() + timeout;
+    while (count(expr) <= 0) {
+      if (std::chrono::steady_clock::now() > until) return false;
+      std::this_thread::sleep_for(500ms);
+    }
+    return true;
+  }
+
+ private:
+  fs::path dir_;
+  uint16_t port_ = 0;
+  pid_t pid_ = 0;
+};
+
+// One expression to check, where it comes from and what it must return.
+struct Check {
+  std::string where;
+  std::string expr;
+  bool must_return_data = true;
+  std::set<std::string> labels;                       // every series carries them
+  std::map<std::string, std::string> one_series_has;  // some series has these label values
+};
+
+// Expressions that legitimately return nothing on this fabric: a substring of the expression
+// and why.
+const std::vector<std::pair<std::string, std::string>> kMayBeEmpty = {
+    {"fec_", "ibsim does not answer PortExtendedSpeedsCounters"},
+    {"error_detection_total", "ibsim does not answer PortExtendedSpeedsCounters"},
+    {"sync_header_error_total", "ibsim does not answer PortExtendedSpeedsCounters"},
+    {"unknown_block_total", "ibsim does not answer PortExtendedSpeedsCounters"},
+    {"_vl_bytes_total", "PortSamples needs sampling.ports and a PMA that answers it"},
+    {"_vl_packets_total", "PortSamples needs sampling.ports and a PMA that answers it"},
+    {"vl_sample_coverage_ratio", "PortSamples needs sampling.ports and a PMA that answers it"},
+    {"infiniband_port_saturated", "no counter is latched"},
+    {"infiniband_port_link_degraded{node_guid=~\"$node\",port=~\"$port\"} == 1",
+     "every link of the simulator trains at full capability"},
+};
+
+bool may_be_empty(const std::string& raw_expr) {
+  for (const auto& [needle, why] : kMayBeEmpty)
+    if (raw_expr.find(needle) != std::string::npos) return true;
+  return false;
+}
+
+// Grafana's substitution, with the values this fabric offers: a multi-value variable gets
+// "All" (.*), `node` a real node of the dashboard's kind, `port` 1.
+std::string substitute(const std::string& expr, const std::map<std::string, std::string>& vars) {
+  static const std::map<std::string, std::string> builtins = {{"__rate_interval", "1m"},
+                                                              {"__interval", "15s"},
+                                                              {"__range", "5m"},
+                                                              {"__range_s", "300"},
+                                                              {"__interval_ms", "15000"}};
+  static const std::regex var(R"(\$\{(\w+)(?::[^}]*)?\}|\[\[(\w+)\]\]|\$(\w+))");
+  std::string out;
+  auto it = std::sregex_iterator(expr.begin(), expr.end(), var);
+  size_t last = 0;
+  for (; it != std::sregex_iterator(); ++it) {
+    const auto& m = *it;
+    const std::string name = m[1].matched ? m[1].str() : m[2].matched ? m[2].str() : m[3].str();
+    out.append(expr, last, static_cast<size_t>(m.position()) - last);
+    if (auto b = builtins.find(name); b != builtins.end()) {
+      out += b->second;
+    } else if (auto v = vars.find(name); v != vars.end()) {
+      out += v->second;
+    } else {
+      ADD_FAILURE() << "unknown variable $" << name << " in " << expr;
+    }
+    last = static_cast<size_t>(m.position() + m.length());
+  }
+  out.append(expr, last);
+  return out;
+}
+
+std::set<std::string> legend_labels(const std::string& legend) {
+  static const std::regex label(R"(\{\{\s*(\w+)\s*\}\})");
+  std::set<std::string> out;
+  for (auto it = std::sregex_iterator(legend.begin(), legend.end(), label);
+       it != std::sregex_iterator(); ++it)
+    out.insert((*it)[1].str());
+  // Ports without a link have no peer: the legend shows nothing there.
+  for (const char* optional : {"remote_description", "remote_port", "remote_node_guid"})
+    out.erase(optional);
+  return out;
+}
+
+std::vector<Check> dashboard_checks() {
+  std::vector<Check> checks;
+  size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(kDashboards / "grafana")) {
+    if (entry.path().extension() != ".json") continue;
+    ++files;
+    const auto d = nlohmann::json::parse(read_text_file(entry.path()));
+    const std::string uid = d.at("uid");
+    std::map<std::string, std::string> vars;
+    for (const auto& v : d.at("templating").at("list")) {
+      const std::string name = v.at("name");
+      if (v.value("multi", false)) {
+        vars[name] = ".*";
+      } else if (name == "node") {
+        vars[name] = guid_of(uid == "ibpulse-switch" ? "Switch1" : "Hca1");
+      } else {
+        vars[name] = "1";
+      }
+    }
+    for (const auto& v : d.at("templating").at("list")) {
+      if (v.at("type") != "query") continue;
+      std::string q = v.at("query").is_object() ? v.at("query").value("query", "")
+                                                : v.at("query").get<std::string>();
+      static const std::regex wrapped(
+          R"(^(?:query_result\(([\s\S]*)\)|label_values\(([\s\S]*),\s*\w+\s*\))$)");
+      std::smatch m;
+      if (!std::regex_match(q, m, wrapped)) continue;
+      checks.push_back({uid + " variable " + v.at("name").get<std::string>(),
+                        substitute(m[1].matched ? m[1].str() : m[2].str(), vars),
+                        true,
+                        {"node_guid"},
+                        {}});
+    }
+    for (const auto& p : d.at("panels")) {
+      if (!p.contains("targets")) continue;
+      for (const auto& t : p.at("targets")) {
+        const std::string raw = t.at("expr");
+        Check c;
+        c.where = uid + " panel " + std::to_string(p.at("id").get<int>()) + " '" +
+                  p.at("title").get<std::string>() + "' " + t.at("refId").get<std::string>();
+        c.expr = substitute(raw, vars);
+        c.must_return_data = !may_be_empty(raw);
+        c.labels = legend_labels(t.value("legendFormat", ""));
+        if (raw.find("group_left(node_description") != std::string::npos)
+          c.labels.insert({"node_guid", "port", "node_description"});
+        checks.push_back(std::move(c));
+      }
+    }
+  }
+  EXPECT_EQ(files, 3u) << "the dashboards of dashboards/grafana";
+  return checks;
+}
+
+// Alerts whose condition the injected faults make true, and the port each is about.
+const std::map<std::string, std::pair<std::string, unsigned>> kAlertsWithData = {
+    {"InfiniBandSymbolErrorBurst", {"Hca1", 1}},
+    {"InfiniBandLinkErrorRecovery", {"Hca1", 1}},
+    {"InfiniBandLinkDowned", {"Hca1", 1}},
+    {"InfiniBandReceiveErrors", {"Hca1", 1}},
+    {"InfiniBandRemotePhysicalErrors", {"Hca1", 1}},
+    {"InfiniBandLocalLinkIntegrityErrors", {"Hca1", 1}},
+    {"InfiniBandExcessiveBufferOverruns", {"Hca1", 1}},
+    {"InfiniBandTransmitDiscards", {"Hca1", 1}},
+    {"InfiniBandXmitWaitCongestion", {"Hca1", 1}},
+    {"InfiniBandPortDown", {"Switch2", 1}},
+};
+
+std::vector<Check> rule_checks() {
+  std::vector<Check> checks;
+  for (const char* file : {"ibpulse-alerts.rules.yml", "ibpulse-recording.rules.yml"}) {
+    const YAML::Node doc = YAML::LoadFile((kDashboards / "prometheus" / file).string());
+    for (const auto& group : doc["groups"]) {
+      for (const auto& rule : group["rules"]) {
+        Check c;
+        c.expr = rule["expr"].as<std::string>();
+        if (rule["alert"]) {
+          const std::string alert = rule["alert"].as<std::string>();
+          c.where = std::string(file) + " alert " + alert;
+          const auto data = kAlertsWithData.find(alert);
+          c.must_return_data = data != kAlertsWithData.end();
+          c.labels = {"node_guid", "port", "node_description"};
+          if (c.must_return_data) {
+            const auto& [node, port] = data->second;
+            c.one_series_has = {{"node_guid", guid_of(node)},
+                                {"port", std::to_string(port)},
+                                {"node_description", node}};
+          }
+        } else {
+          c.where = std::string(file) + " record " + rule["record"].as<std::string>();
+          c.must_return_data = !may_be_empty(c.expr);
+          c.labels = {"node_guid", "port"};
+        }
+        checks.push_back(std::move(c));
+      }
+    }
+  }
+  return checks;
+}
+
+void set(const std::string& node, const std::string& assignment) {
+  fabric().set("PerformanceSet \"" + node + "\"[1] " + assignment);
+}
+
+TEST(DashboardsPromql, EveryExpressionParsesAndReturnsTheSeriesItsPanelShows) {
+  Daemon d(fabric(), {"--web.listen-address", "127.0.0.1:0", "--state.save-interval", "off",
+                      "--poll.counters-interval", "500ms", "--counters.publish-interval", "500ms",
+                      "--poll.details-interval", "1s", "--poll.port-info-interval", "1s",
+                      "--collect.vl", "true", "--collect.lanes", "true"});
+  ASSERT_TRUE(d.wait_for("event=ready ports=12 stale=0", 15s)) << d.log();
+  ASSERT_NE(d.web_port(), 0) << d.log();
+  Prometheus prom(d.web_port());
+  ASSERT_TRUE(prom.wait_ready(30s)) << prom.log();
+  const std::string hca1 = "{node_guid=\"" + guid_of("Hca1") + "\",port=\"1\"}";
+  // A baseline of every counter before anything moves them.
+  ASSERT_TRUE(prom.wait_for_series(
+      "count_over_time(infiniband_port_symbol_error_total" + hca1 + "[1m]) >= 3", 15s))
+      << prom.log();
+
+  // Traffic on every link (rates and utilisation have something to show).
+  const auto traffic =
+      fabric().sim("traffic", {"--utilization", "0.5", "--duration", "8", "--tick-ms", "100"});
+  ASSERT_EQ(traffic.exit_code, 0) << traffic.err;
+  // Errors on Hca1[1], above every default threshold.
+  for (const char* assignment :
+       {"PortCounters.SymbolErrorCounter=50", "PortCounters.LinkErrorRecoveryCounter=2",
+        "PortCounters.LinkDownedCounter=1", "PortCounters.PortRcvErrors=40",
+        "PortCounters.PortRcvRemotePhysicalErrors=3", "PortCounters.LocalLinkIntegrityErrors=1",
+        "PortCounters.ExcessiveBufferOverrunErrors=1", "PortCounters.PortXmitDiscards=500",
+        "PortCounters.PortXmitWait=200000000"})
+    set("Hca1", assignment);
+  // A link down: Hca2 leaves the fabric, its peer Switch2[1] is a port down with a history.
+  ASSERT_EQ(fabric().sim("link-down", {"Hca2[1]"}).exit_code, 0);
+  const std::string sw2 = "{node_guid=\"" + guid_of("Switch2") + "\",port=\"1\"}";
+  EXPECT_TRUE(prom.wait_for_series("infiniband_port_state" + sw2 + " < 4", 20s)) << d.log();
+  EXPECT_TRUE(prom.wait_for_series(
+      "increase(infiniband_port_symbol_error_total" + hca1 + "[1m]) > 10", 10s));
+  // The recording rules (evaluated every 15s) have caught up with the errors, and the alert
+  // has fired: the rule files work end to end, not only their expressions.
+  EXPECT_TRUE(
+      prom.wait_for_series("infiniband_port:errors:rate1m{counter=\"symbol_error\"} > 0", 35s));
+  EXPECT_TRUE(prom.wait_for_series(
+      "ALERTS{alertname=\"InfiniBandSymbolErrorBurst\",alertstate=\"firing\",rule="
+      "\"symbol_error_burst\",severity=\"warning\",node_description=\"Hca1\"}",
+      20s));
+
+  auto checks = dashboard_checks();
+  auto rules = rule_checks();
+  checks.insert(checks.end(), rules.begin(), rules.end());
+  std::vector<std::string> exprs;
+  for (const auto& c : checks)
+    exprs.push_back(c.expr);
+  const auto answers = query_all(prom.port(), exprs);
+  size_t with_data = 0;
+  for (size_t i = 0; i < checks.size(); ++i) {
+    const Check& c = checks[i];
+    const auto& a = answers[i];
+    SCOPED_TRACE(c.where + "\n  " + c.expr);
+    ASSERT_EQ(a.value("status", ""), "success") << a.dump();
+    const auto& result = a.at("data").at("result");
+    if (!result.empty()) {
+      ++with_data;
+    } else {
+      std::cout << "empty" << (c.must_return_data ? " (UNEXPECTED): " : ": ") << c.where << "\n";
+    }
+    if (c.must_return_data) {
+      EXPECT_FALSE(result.empty()) << "no series";
+    }
+    for (const auto& s : result) {
+      for (const auto& label : c.labels) {
+        const auto& metric = s.at("metric");
+        EXPECT_TRUE(metric.contains(label) && !metric.at(label).get<std::string>().empty())
+            << "no " << label << " in " << metric.dump();
+      }
+    }
+    if (!c.one_series_has.empty()) {
+      bool found = false;
+      for (const auto& s : result) {
+        bool all = true;
+        for (const auto& [k, v] : c.one_series_has)
+          all = all && s.at("metric").value(k, "") == v;
+        found = found || all;
+      }
+      EXPECT_TRUE(found) << "no series for " << nlohmann::json(c.one_series_has).dump() << " in "
+                         << result.dump();
+    }
+  }
+  std::cout << checks.size() << " expressions, " << with_data << " with data\n";
+  EXPECT_GT(with_data, checks.size() * 3 / 4);
+  ASSERT_EQ(fabric().sim("link-up", {"Hca2[1]"}).exit_code, 0);
+}
+
+}  // namespace
+}  // namespace ibpulse::testing
