@@ -3,6 +3,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <thread>
 
@@ -22,6 +25,7 @@ struct DemoArgs {
   double duration = 0;
   std::string listen = "127.0.0.1:9731";
   std::string snmp_listen = "127.0.0.1:1161";
+  std::string prometheus_listen = "127.0.0.1:9090";
   double utilization = 0.3;
 };
 
@@ -51,8 +55,10 @@ void print_plan(const sim::FabricState& s, const std::vector<sim::DumpPort>& por
 // The collector and the traffic generator, each in its own session (terminate() takes the
 // group), logging into the fabric's run directory.
 struct DemoProcesses {
-  sim::ProcessRef daemon, traffic;
+  sim::ProcessRef daemon, traffic, prometheus;
+  std::string prometheus_note;  // what print_endpoints says about the local Prometheus
   ~DemoProcesses() {
+    if (prometheus.pid != 0) sim::terminate(prometheus, 5s);
     if (traffic.pid != 0) sim::terminate(traffic, 3s);
     if (daemon.pid != 0) sim::terminate(daemon, 5s);
   }
@@ -104,6 +110,77 @@ Status start_processes(const sim::FabricState& s, const DemoArgs& a, DemoProcess
   return Ok{};
 }
 
+std::string loopback_url(std::string listen) {
+  if (listen.starts_with(":")) listen = "127.0.0.1" + listen;
+  return listen;
+}
+
+// dashboards/ (its prometheus/*.rules.yml): $IBPULSE_DASHBOARDS_DIR, else the copy CMake keeps
+// beside the binary in the build directory, else the source tree above a build directory in
+// it, else ./dashboards.
+std::optional<std::filesystem::path> find_dashboards() {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> candidates;
+  if (const char* env = std::getenv("IBPULSE_DASHBOARDS_DIR")) candidates.emplace_back(env);
+  const fs::path bin = sim::self_executable().parent_path();
+  candidates.push_back(bin / "dashboards");
+  candidates.push_back(bin.parent_path() / "dashboards");
+  candidates.push_back(fs::current_path() / "dashboards");
+  for (const auto& c : candidates) {
+    std::error_code ec;
+    if (fs::exists(c / "prometheus" / "ibpulse-alerts.rules.yml", ec)) return fs::absolute(c);
+  }
+  return std::nullopt;
+}
+
+// A local Prometheus when one is installed: scrapes the collector every 5 s and evaluates the
+// project's alerting and recording rules, so the demo's alerts fire where a user can see them.
+// Its configuration and data live in the fabric's run directory, which `sim down` removes.
+void start_prometheus(const sim::FabricState& s, const DemoArgs& a, DemoProcesses& out) {
+  const auto program = sim::find_program("prometheus");
+  if (!program) {
+    out.prometheus_note =
+        "Prometheus is not installed: no local server, no alerts to look at "
+        "(Debian: apt-get install prometheus)";
+    return;
+  }
+  const auto dashboards = find_dashboards();
+  if (!dashboards) {
+    out.prometheus_note =
+        "dashboards/ not found (set IBPULSE_DASHBOARDS_DIR): no local "
+        "Prometheus";
+    return;
+  }
+  const auto dir = s.paths.dir / "prometheus";
+  std::error_code ec;
+  std::filesystem::create_directories(dir / "data", ec);
+  const auto rules = *dashboards / "prometheus";
+  std::ofstream(dir / "prometheus.yml")
+      << "global:\n  scrape_interval: 5s\n  evaluation_interval: 5s\n"
+      << "rule_files:\n  - " << (rules / "ibpulse-alerts.rules.yml").string() << "\n  - "
+      << (rules / "ibpulse-recording.rules.yml").string() << "\n"
+      << "scrape_configs:\n  - job_name: ibpulse\n    static_configs:\n      - targets: ['"
+      << loopback_url(a.listen) << "']\n";
+  sim::SpawnSpec spec;
+  spec.argv = {program->string(), "--config.file=" + (dir / "prometheus.yml").string(),
+               "--storage.tsdb.path=" + (dir / "data").string(),
+               "--web.listen-address=" + a.prometheus_listen, "--log.level=warn"};
+  spec.stderr_path = s.paths.dir / "demo-prometheus.log";
+  spec.stdout_path = spec.stderr_path;
+  auto p = sim::spawn_detached(spec);
+  if (!p) {
+    out.prometheus_note = "Prometheus did not start: " + p.error();
+    return;
+  }
+  out.prometheus = *p;
+  const std::string url = "http://" + loopback_url(a.prometheus_listen);
+  out.prometheus_note = fmt::format(
+      "  Prometheus          {0}   (alerts: {0}/alerts; rules from {1}; log: {2})\n"
+      "Grafana: provision {1}/provisioning/datasources/ibpulse-prometheus.yml (url: {0}) and\n"
+      "  {1}/provisioning/dashboards/ibpulse.yml (path: {1}/grafana); docs/dashboards.md",
+      url, dashboards->string(), spec.stderr_path.string());
+}
+
 // The first switch's context (`0x` + 16 hex digits, as the agent names it), for a walk of one
 // device; the first node's when there is no switch.
 std::string sample_context(const std::vector<sim::DumpPort>& ports) {
@@ -118,7 +195,7 @@ std::string sample_context(const std::vector<sim::DumpPort>& ports) {
 }
 
 void print_endpoints(const sim::FabricState& s, const DemoArgs& a,
-                     const std::vector<sim::DumpPort>& ports) {
+                     const std::vector<sim::DumpPort>& ports, const DemoProcesses& processes) {
   const size_t lid = ports.empty() ? 1 : ports.front().lid;
   std::string url = a.listen;
   if (url.starts_with(":")) url = "127.0.0.1" + url;
@@ -141,6 +218,7 @@ void print_endpoints(const sim::FabricState& s, const DemoArgs& a,
       "  snmpbulkwalk -v2c -c {0}@{6} {1} {2} IF-MIB::ifName   (one node, by GUID: ifIndex = "
       "port)\n",
       kDemoCommunity, mibs, a.snmp_listen, kDemoUser, kDemoAuth, kDemoPriv, sample_context(ports));
+  fmt::print("{}\n", processes.prometheus_note);
   std::fflush(stdout);  // to a pipe or a file too, while the demo runs
 }
 
@@ -170,7 +248,8 @@ int run_demo(const DemoArgs& a) {
     (void)sim::down(o.root, o.name);
     return fail(started.error());
   }
-  print_endpoints(*state, a, *ports);
+  start_prometheus(*state, a, *processes);
+  print_endpoints(*state, a, *ports, *processes);
   fmt::print(stderr, "\nfabric up in {:.1f} s; {}\n", state->seconds_to_ready,
              a.duration > 0 ? fmt::format("stopping after {} s", a.duration)
                             : std::string("Ctrl-C stops the demo"));
@@ -204,6 +283,9 @@ void add_demo_command(CLI::App& app, Action& action) {
   demo->add_option("--web.listen-address", a->listen, "Where the collector serves /metrics")
       ->capture_default_str();
   demo->add_option("--snmp.listen", a->snmp_listen, "Where the collector's SNMP agent listens")
+      ->capture_default_str();
+  demo->add_option("--prometheus.listen", a->prometheus_listen,
+                   "Where the local Prometheus (started when `prometheus` is installed) listens")
       ->capture_default_str();
   demo->add_option("--utilization", a->utilization, "Generated traffic, fraction of link rate")
       ->capture_default_str()
