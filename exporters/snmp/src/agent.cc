@@ -1,6 +1,7 @@
 #include "ibpulse/exporters/snmp/agent.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/select.h>
 #include <sys/socket.h>
@@ -18,7 +19,10 @@
 #include "access_config.h"
 #include "engine_id.h"
 #include "fast_path.h"
+#include "ibpulse/exporters/alerts/event_queue.h"
 #include "net_snmp.h"
+#include "notification.h"
+#include "notifier.h"
 #include "request_handler.h"
 
 namespace ibpulse::exporters::snmp {
@@ -74,6 +78,53 @@ struct SnmpAgent::Impl {
   uint16_t port = 0;
   std::thread thread;
   std::filesystem::path temporary_dir;  // the state directory when none was given
+  std::string engine_hex;               // "0x...", set by init()
+  // Notifications: events from any thread to the agent thread, which a pipe wakes.
+  std::unique_ptr<alerts::EventQueue> events;
+  std::unique_ptr<detail::Notifier> notifier;
+  std::array<int, 2> wake = {-1, -1};
+
+  bool link_traps_on() const { return options.link_up_down_traps && !options.trap_sinks.empty(); }
+
+  Status make_wake_pipe() {
+    if (pipe2(wake.data(), O_NONBLOCK | O_CLOEXEC) != 0)
+      return Err("cannot create the SNMP agent's wake-up pipe: {}", std::strerror(errno));
+    return Ok{};
+  }
+
+  void close_wake_pipe() {
+    for (int& fd : wake) {
+      if (fd >= 0) close(fd);
+      fd = -1;
+    }
+  }
+
+  // Agent thread: every queued event to every sink, then whatever waits for its turn.
+  void deliver() {
+    for (const alerts::AlertEvent& event : events->take_all()) {
+      const auto ticks =
+          std::chrono::duration_cast<std::chrono::milliseconds>(MibView::Clock::now() - started)
+              .count() /
+          10;
+      notifier->send(std::make_shared<const std::vector<VarBind>>(
+          detail::notification_varbinds(event, static_cast<uint64_t>(ticks))));
+    }
+    notifier->pump(detail::Notifier::Clock::now());
+  }
+
+  SnmpAgent::NotificationStats totals() const {
+    SnmpAgent::NotificationStats t;
+    for (size_t i = 0; i < notifier->size(); ++i) {
+      const detail::SinkCounters& c = notifier->counters(i);
+      t.sent += c.sent.load();
+      t.acknowledged += c.acknowledged.load();
+      t.retried += c.retried.load();
+      t.failed += c.failed.load();
+      t.dropped += c.dropped.load();
+    }
+    t.dropped += events->dropped();
+    return t;
+  }
 
   // v1/v2c only: net-snmp still wants somewhere to write, but nothing there must survive.
   Status make_temporary_state_dir() {
@@ -163,6 +214,7 @@ struct SnmpAgent::Impl {
     netsnmp_config_remember(no_mibs.data());
     Result<std::string> engine_id = detail::load_or_create_engine_id(options.state_dir);
     if (!engine_id.ok()) return Error{engine_id.error()};
+    engine_hex = *engine_id;
     std::string exact_id = "exactEngineID " + *engine_id;
     netsnmp_config_remember(exact_id.data());
     init_agent(kAppName);
@@ -191,6 +243,7 @@ struct SnmpAgent::Impl {
       detail::install_fast_path(main_session, &fast_path);
     }
     communities = std::make_unique<detail::ContextCommunities>(options);
+    if (Status s = notifier->open(*engine_id); !s.ok()) return s;
     // The fabric's own registrations wait for the first snapshot (refresh()), after the nodes'.
     if (options.on_agent_thread) options.on_agent_thread();
     return Ok{};
@@ -239,14 +292,19 @@ struct SnmpAgent::Impl {
     auto snapshot = snapshots->load();
     if (!snapshot || snapshot == seen) return;
     seen = snapshot;
-    state.view =
-        std::make_shared<const MibView>(snapshot, options.system, started, options.node_contexts);
+    state.view = std::make_shared<const MibView>(snapshot, options.system, started,
+                                                 options.node_contexts, link_traps_on());
     views.fetch_add(1, std::memory_order_relaxed);
     if (options.node_contexts) sync_node_contexts();
     if (registered.count(state.fabric_context) == 0) {
       bool ok = register_context(state.fabric_context);
       if (ok && options.status) {
         netsnmp_handler_registration* reg = register_status(state, state.fabric_context);
+        ok = reg != nullptr;
+        if (ok) registered[state.fabric_context].push_back(reg);
+      }
+      if (ok && (options.status || !options.trap_sinks.empty())) {
+        netsnmp_handler_registration* reg = register_alerts(state, state.fabric_context);
         ok = reg != nullptr;
         if (ok) registered[state.fabric_context].push_back(reg);
       }
@@ -294,17 +352,28 @@ struct SnmpAgent::Impl {
     while (!stop.load()) {
       refresh();
       if (options.status) state.status = options.status();
+      const SnmpAgent::NotificationStats sent = totals();
+      state.alerts = {state.status.active_alerts, sent.sent, sent.dropped,
+                      state.status.notifications_suppressed};
       int fds = 0, block = 0;
       fd_set readable;
       FD_ZERO(&readable);
       timeval timeout{0, 100'000};  // wake at least every 100 ms for new snapshots and stop
       snmp_select_info(&fds, &readable, &timeout, &block);
+      FD_SET(wake[0], &readable);  // notify()
+      fds = std::max(fds, wake[0] + 1);
       const int n = select(fds, &readable, nullptr, nullptr, &timeout);
-      if (n > 0) {
-        snmp_read(&readable);
-      } else if (n == 0) {
-        snmp_timeout();
+      if (n > 0 && FD_ISSET(wake[0], &readable)) {
+        std::array<char, 64> drain{};
+        while (read(wake[0], drain.data(), drain.size()) > 0) {
+        }
+        FD_CLR(wake[0], &readable);
       }
+      if (n > 0) snmp_read(&readable);
+      // Every time, not only when nothing arrived: a busy agent must still time out (and
+      // resend) the requests it sent itself (informs).
+      snmp_timeout();
+      deliver();
       run_alarms();
       netsnmp_check_outstanding_agent_requests();
     }
@@ -312,6 +381,7 @@ struct SnmpAgent::Impl {
       unregister_context((it++)->first);
     communities.reset();
     if (options.agentx.empty()) detail::remove_fast_path(main_session);
+    notifier->close();
     snmp_shutdown(kAppName);
     shutdown_agent();
   }
@@ -329,9 +399,17 @@ Result<std::unique_ptr<SnmpAgent>> SnmpAgent::start(AgentOptions options,
   auto impl = std::make_unique<Impl>();
   impl->options = std::move(options);
   impl->snapshots = snapshots;
+  impl->events = std::make_unique<alerts::EventQueue>(impl->options.notification_queue);
+  impl->notifier = std::make_unique<detail::Notifier>(
+      impl->options.trap_sinks, impl->options.notification_queue, impl->options.log);
+  if (Status s = impl->make_wake_pipe(); !s.ok()) {
+    running.store(false);
+    return Error{s.error()};
+  }
   if (impl->options.state_dir.empty()) {
     if (Status s = impl->make_temporary_state_dir(); !s.ok()) {
       running.store(false);
+      impl->close_wake_pipe();
       return Error{s.error()};
     }
   }
@@ -354,6 +432,7 @@ Result<std::unique_ptr<SnmpAgent>> SnmpAgent::start(AgentOptions options,
   if (!status.ok()) {
     impl->thread.join();
     impl->remove_temporary_state_dir();
+    impl->close_wake_pipe();
     return Error{status.error()};
   }
   return std::unique_ptr<SnmpAgent>(new SnmpAgent(std::move(impl)));
@@ -365,6 +444,7 @@ SnmpAgent::~SnmpAgent() {
   impl_->stop.store(true);
   if (impl_->thread.joinable()) impl_->thread.join();
   impl_->remove_temporary_state_dir();
+  impl_->close_wake_pipe();
 }
 
 uint16_t SnmpAgent::port() const {
@@ -374,6 +454,35 @@ uint16_t SnmpAgent::port() const {
 SnmpAgent::Stats SnmpAgent::stats() const {
   return Stats{impl_->views.load(), impl_->state.varbinds.load(), impl_->contexts.load(),
                impl_->fast_path.answered.load()};
+}
+
+std::string SnmpAgent::engine_id() const {
+  return impl_->engine_hex;
+}
+
+void SnmpAgent::notify(exporters::alerts::AlertEvent event) {
+  const bool link =
+      event.kind == alerts::EventKind::kLinkDown || event.kind == alerts::EventKind::kLinkUp;
+  if (impl_->options.trap_sinks.empty() || (link && !impl_->options.link_up_down_traps)) return;
+  impl_->events->push(std::move(event));
+  const char byte = 1;
+  [[maybe_unused]] const ssize_t ignored = write(impl_->wake[1], &byte, 1);  // full: awake anyway
+}
+
+std::vector<SnmpAgent::SinkStats> SnmpAgent::notification_stats() const {
+  std::vector<SinkStats> out;
+  for (size_t i = 0; i < impl_->notifier->size(); ++i) {
+    const detail::SinkCounters& c = impl_->notifier->counters(i);
+    out.push_back({impl_->notifier->sink(i).address,
+                   impl_->notifier->sink(i).kind,
+                   {c.sent.load(), c.acknowledged.load(), c.retried.load(), c.failed.load(),
+                    c.dropped.load()}});
+  }
+  return out;
+}
+
+SnmpAgent::NotificationStats SnmpAgent::notification_totals() const {
+  return impl_->totals();
 }
 
 void SnmpAgent::set_fast_path(bool on) {

@@ -16,9 +16,9 @@ using converters::PortSnapshot;
 using schema::CounterId;
 using schema::DerivedId;
 
-constexpr uint64_t kIfTypeInfiniband = 199;  // IANAifType infiniband(199)
-constexpr uint64_t kTrue = 1, kFalse = 2;    // TruthValue
-constexpr uint64_t kDisabled = 2;            // ifLinkUpDownTrapEnable
+constexpr uint64_t kIfTypeInfiniband = 199;      // IANAifType infiniband(199)
+constexpr uint64_t kTrue = 1, kFalse = 2;        // TruthValue
+constexpr uint64_t kEnabled = 1, kDisabled = 2;  // ifLinkUpDownTrapEnable
 
 bool set(VarBind& out, VarType type, uint64_t number) {
   out.type = type;
@@ -203,8 +203,8 @@ bool if_x_value(const Reader& r, size_t row_number, uint32_t column, VarBind& ou
       return derived(p, DerivedId::kIfOutUcastPkts, VarType::kCounter64, out);
     case 12:
       return derived(p, DerivedId::kIfOutMulticastPkts, VarType::kCounter64, out);
-    case 14:  // ibpulse sends no linkUp/linkDown traps
-      return set(out, VarType::kInteger, kDisabled);
+    case 14:  // the same for every port: the agent's switch, when it has a sink
+      return set(out, VarType::kInteger, r.view.link_up_down_traps() ? kEnabled : kDisabled);
     case 15:
       return set(out, VarType::kGauge32, link_bits_per_second(row) / 1000000);
     case 16:

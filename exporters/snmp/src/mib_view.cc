@@ -166,8 +166,11 @@ bool next_in_object(const Object& object, const mib::Reader& r, std::span<const 
 }  // namespace
 
 MibView::MibView(std::shared_ptr<const converters::FabricSnapshot> snapshot, SystemInfo system,
-                 Clock::time_point agent_start, bool node_contexts)
-    : snapshot_(std::move(snapshot)), system_(std::move(system)), agent_start_(agent_start) {
+                 Clock::time_point agent_start, bool node_contexts, bool link_up_down_traps)
+    : snapshot_(std::move(snapshot)),
+      system_(std::move(system)),
+      agent_start_(agent_start),
+      link_up_down_traps_(link_up_down_traps) {
   assert(snapshot_);
   const std::vector<Row> all = all_rows(*snapshot_);
   contexts_.push_back(fabric_context(*snapshot_, all));

@@ -52,8 +52,10 @@ int handle(netsnmp_mib_handler* handler, netsnmp_handler_registration* reg,
   return SNMP_ERR_NOERROR;
 }
 
-int handle_status(netsnmp_mib_handler* handler, netsnmp_handler_registration*,
-                  netsnmp_agent_request_info* info, netsnmp_request_info* requests) {
+// A group of scalars: `next` is status_next() or alerts_next() over the state's values.
+template <bool (*Next)(const HandlerState&, std::span<const uint32_t>, bool, VarBind&)>
+int handle_scalars(netsnmp_mib_handler* handler, netsnmp_handler_registration*,
+                   netsnmp_agent_request_info* info, netsnmp_request_info* requests) {
   auto& state = *static_cast<HandlerState*>(handler->myvoid);
   for (netsnmp_request_info* r = requests; r != nullptr; r = r->next) {
     if (r->processed) continue;
@@ -63,7 +65,7 @@ int handle_status(netsnmp_mib_handler* handler, netsnmp_handler_registration*,
     const bool get = info->mode == MODE_GET;
     if (info->mode != MODE_GET && info->mode != MODE_GETNEXT) {
       netsnmp_set_request_error(info, r, SNMP_ERR_NOTWRITABLE);
-    } else if (status_next(state.status, state.request_oid, get || r->inclusive != 0, vb) &&
+    } else if (Next(state, state.request_oid, get || r->inclusive != 0, vb) &&
                (!get || vb.name == state.request_oid)) {
       if (!get) set_name(var, vb, state.answer_oid);
       set_value(var, vb);
@@ -72,6 +74,16 @@ int handle_status(netsnmp_mib_handler* handler, netsnmp_handler_registration*,
     }
   }
   return SNMP_ERR_NOERROR;
+}
+
+bool collector_next(const HandlerState& s, std::span<const uint32_t> oid, bool inclusive,
+                    VarBind& out) {
+  return status_next(s.status, oid, inclusive, out);
+}
+
+bool alert_next(const HandlerState& s, std::span<const uint32_t> oid, bool inclusive,
+                VarBind& out) {
+  return alerts_next(s.alerts, oid, inclusive, out);
 }
 
 netsnmp_handler_registration* register_with(HandlerState& state, Netsnmp_Node_Handler* fn,
@@ -90,7 +102,11 @@ netsnmp_handler_registration* register_with(HandlerState& state, Netsnmp_Node_Ha
 }  // namespace
 
 netsnmp_handler_registration* register_status(HandlerState& state, const std::string& context) {
-  return register_with(state, &handle_status, collector_status_oid(), context);
+  return register_with(state, &handle_scalars<&collector_next>, collector_status_oid(), context);
+}
+
+netsnmp_handler_registration* register_alerts(HandlerState& state, const std::string& context) {
+  return register_with(state, &handle_scalars<&alert_next>, alert_scalars_oid(), context);
 }
 
 netsnmp_handler_registration* register_subtree(HandlerState& state, const Oid& subtree,

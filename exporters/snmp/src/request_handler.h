@@ -22,6 +22,7 @@ struct HandlerState {
   // otherwise; the view knows the fabric as "".
   std::string fabric_context;
   CollectorStatus status;  // refreshed by the agent loop
+  AlertScalars alerts;     // refreshed by the agent loop
   std::atomic<uint64_t> varbinds{0};
   VarBind scratch;  // reused for every varbind
   Oid request_oid;
@@ -33,5 +34,7 @@ netsnmp_handler_registration* register_subtree(HandlerState& state, const Oid& s
                                                const std::string& context);
 // IBPULSE-MIB's collector status scalars in `context`.
 netsnmp_handler_registration* register_status(HandlerState& state, const std::string& context);
+// IBPULSE-MIB's alert scalars in `context`.
+netsnmp_handler_registration* register_alerts(HandlerState& state, const std::string& context);
 
 }  // namespace ibpulse::exporters::snmp::detail

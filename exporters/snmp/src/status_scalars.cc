@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <initializer_list>
 #include <limits>
 
 namespace ibpulse::exporters::snmp {
@@ -38,20 +39,10 @@ void value(const CollectorStatus& s, uint32_t n, VarBind& out) {
   out.number = total[n] ? values[n] : gauge(values[n]);
 }
 
-}  // namespace
-
-const Oid& collector_status_oid() {
-  static const Oid oid = [] {
-    Oid o = kIbpulseRoot;
-    o.insert(o.end(), {1, 1});
-    return o;
-  }();
-  return oid;
-}
-
-bool status_next(const CollectorStatus& status, std::span<const uint32_t> oid, bool inclusive,
-                 VarBind& out) {
-  const Oid& base = collector_status_oid();
+// GETNEXT over the scalars base.1.0 to base.count.0; `value` fills scalar n.
+template <typename ValueFn>
+bool scalar_next(const Oid& base, uint32_t count, std::span<const uint32_t> oid, bool inclusive,
+                 VarBind& out, ValueFn value) {
   uint32_t first = 1;  // the first scalar whose instance (base.n.0) comes after `oid`
   const bool within =
       oid.size() >= base.size() && std::equal(base.begin(), base.end(), oid.begin());
@@ -65,12 +56,46 @@ bool status_next(const CollectorStatus& status, std::span<const uint32_t> oid, b
     return false;  // past the whole group
   }
   if (first == 0) first = 1;
-  if (first > kScalars) return false;
+  if (first > count) return false;
   out.name = base;
   out.name.push_back(first);
   out.name.push_back(0);
-  value(status, first, out);
+  value(first, out);
   return true;
+}
+
+Oid below_root(std::initializer_list<uint32_t> arcs) {
+  Oid o = kIbpulseRoot;
+  o.insert(o.end(), arcs);
+  return o;
+}
+
+}  // namespace
+
+const Oid& collector_status_oid() {
+  static const Oid oid = below_root({1, 1});
+  return oid;
+}
+
+const Oid& alert_scalars_oid() {
+  static const Oid oid = below_root({1, 2});
+  return oid;
+}
+
+bool status_next(const CollectorStatus& status, std::span<const uint32_t> oid, bool inclusive,
+                 VarBind& out) {
+  return scalar_next(collector_status_oid(), kScalars, oid, inclusive, out,
+                     [&](uint32_t n, VarBind& vb) { value(status, n, vb); });
+}
+
+bool alerts_next(const AlertScalars& alerts, std::span<const uint32_t> oid, bool inclusive,
+                 VarBind& out) {
+  return scalar_next(alert_scalars_oid(), 4, oid, inclusive, out, [&](uint32_t n, VarBind& vb) {
+    const std::array<uint64_t, 5> values = {0, alerts.active, alerts.sent, alerts.dropped,
+                                            alerts.suppressed};
+    vb.type = n == 1 ? VarType::kGauge32 : VarType::kCounter64;
+    vb.number = n == 1 ? gauge(values[n]) : values[n];
+  });
 }
 
 }  // namespace ibpulse::exporters::snmp

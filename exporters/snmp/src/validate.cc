@@ -51,7 +51,51 @@ Status validate_user(const SnmpUser& u) {
   return Ok{};
 }
 
+// host[:port], IPv4 address or host name.
+Status validate_address(const std::string& address) {
+  const size_t colon = address.rfind(':');
+  const std::string host = address.substr(0, colon);
+  bool ok =
+      !host.empty() && host.size() <= 253 && host.find(':') == std::string::npos &&
+      std::all_of(host.begin(), host.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_';
+      });
+  if (ok && colon != std::string::npos) {
+    const std::string port = address.substr(colon + 1);
+    ok = !port.empty() && port.size() <= 5 &&
+         port.find_first_not_of("0123456789") == std::string::npos && std::stoul(port) > 0 &&
+         std::stoul(port) <= 65535;
+  }
+  if (!ok)
+    return Err("trap sink '{}': want host:port (IPv4 address or name; port 1-65535)", address);
+  return Ok{};
+}
+
+bool same_user(const SnmpUser& a, const SnmpUser& b) {
+  return a.name == b.name && a.auth_protocol == b.auth_protocol &&
+         a.auth_password == b.auth_password && a.priv_protocol == b.priv_protocol &&
+         a.priv_password == b.priv_password;
+}
+
 }  // namespace
+
+Status validate(const TrapSink& sink) {
+  if (Status s = validate_address(sink.address); !s.ok()) return s;
+  if (sink.timeout.count() <= 0 || sink.timeout > std::chrono::minutes(1))
+    return Err("trap sink {}: timeout must be from 1ms to 1m", sink.address);
+  if (sink.retries > 20) return Err("trap sink {}: retries must be 0 to 20", sink.address);
+  if (sink.kind == TrapSink::Kind::kV2cTrap) {
+    const std::string& c = sink.community;
+    if (c.empty() || c.size() > 64 || c.find_first_of("\n\r") != std::string::npos)
+      return Err("trap sink {}: the community must be 1-64 characters", sink.address);
+    return Ok{};
+  }
+  if (sink.user.name.empty())
+    return Err("trap sink {}: SNMPv3 sinks need a 'user' (authPriv)", sink.address);
+  if (Status s = validate_user(sink.user); !s.ok())
+    return Err("trap sink {}: {}", sink.address, s.error());
+  return Ok{};
+}
 
 Status validate(const AgentOptions& options) {
   for (const std::string& c : options.communities) {
@@ -67,6 +111,20 @@ Status validate(const AgentOptions& options) {
   for (const SnmpUser& user : options.users) {
     if (Status s = validate_user(user); !s.ok()) return s;
   }
+  for (const TrapSink& sink : options.trap_sinks) {
+    if (Status s = validate(sink); !s.ok()) return s;
+    // A v3 trap's user is keyed by the agent's own engineID, like the agent's users: one name,
+    // one set of keys.
+    if (sink.kind != TrapSink::Kind::kV3Trap) continue;
+    for (const SnmpUser& user : options.users) {
+      if (user.name == sink.user.name && !same_user(user, sink.user)) {
+        return Err(
+            "trap sink {}: v3-trap user '{}' is also an SNMPv3 user of the agent with other "
+            "settings: use another name, or the same protocols and passwords",
+            sink.address, user.name);
+      }
+    }
+  }
   if (!options.agentx.empty()) {
     if (options.agentx_context.empty() || options.agentx_context.size() > 32 ||
         options.agentx_context.starts_with("0x")) {
@@ -77,6 +135,14 @@ Status validate(const AgentOptions& options) {
   }
   if (options.state_dir.empty() && !options.users.empty())
     return Err("SNMPv3 users need a state directory (engineID, engine boots, keys)");
+  const bool v3_traps =
+      std::any_of(options.trap_sinks.begin(), options.trap_sinks.end(),
+                  [](const TrapSink& s) { return s.kind == TrapSink::Kind::kV3Trap; });
+  if (options.state_dir.empty() && v3_traps) {
+    return Err(
+        "v3-trap sinks need a state directory: their receivers know the user by the agent's "
+        "engineID, which must not change at every start");
+  }
   return Ok{};
 }
 

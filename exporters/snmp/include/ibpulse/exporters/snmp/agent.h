@@ -7,9 +7,13 @@
 // need authPriv, and come only from the options: nothing of net-snmp's own persistence is kept.
 // The engineID and engine boots persist in `state_dir`.
 //
+// Notifications: notify() hands an alert event to the agent thread (a bounded queue, oldest
+// dropped), which sends it to every trap sink (trap_sink.h) without ever waiting for one: a dead
+// or slow sink delays neither requests nor the other sinks.
+//
 // Thread safety: net-snmp is not thread-safe, so the agent runs every net-snmp call on its own
-// thread; stats() may be called from any thread. One agent per process (net-snmp's state is
-// global).
+// thread; stats(), notify() and notification_stats() may be called from any thread. One agent
+// per process (net-snmp's state is global).
 
 #include <cstdint>
 #include <functional>
@@ -20,21 +24,16 @@
 
 #include "ibpulse/base/result.h"
 #include "ibpulse/converters/snapshot.h"
+#include "ibpulse/exporters/alerts/event.h"
 #include "ibpulse/exporters/snmp/mib_view.h"
+#include "ibpulse/exporters/snmp/snmp_user.h"
 #include "ibpulse/exporters/snmp/status_scalars.h"
+#include "ibpulse/exporters/snmp/trap_sink.h"
 
 namespace ibpulse::exporters::snmp {
 
 // Debian's port 161 needs CAP_NET_BIND_SERVICE; the default stays unprivileged on loopback.
 inline constexpr std::string_view kDefaultListen = "127.0.0.1:1161";
-
-struct SnmpUser {
-  std::string name;
-  std::string auth_protocol = "SHA-256";  // SHA, SHA-224, SHA-256, SHA-384, SHA-512, MD5
-  std::string auth_password;              // at least 8 characters (RFC 3414)
-  std::string priv_protocol = "AES";      // AES (128), DES
-  std::string priv_password;              // empty: the auth password
-};
 
 struct AgentOptions {
   std::string listen = std::string(kDefaultListen);  // host:port; port 0 picks a free one
@@ -59,6 +58,15 @@ struct AgentOptions {
   std::function<void()> on_agent_thread;
   // IBPULSE-MIB's collector status, read by the agent thread every 100 ms; none: not served.
   std::function<CollectorStatus()> status;
+  // Notification receivers (master agent only). Sinks are opened at start: a host name is
+  // resolved then.
+  std::vector<TrapSink> trap_sinks;
+  // IF-MIB linkDown/linkUp for kLinkDown/kLinkUp events; ifLinkUpDownTrapEnable reads
+  // enabled(1) when this is on and there is a sink.
+  bool link_up_down_traps = true;
+  // notify()'s queue to the agent thread, and each sink's queue of notifications not yet sent
+  // (or informs not yet acknowledged): the oldest are dropped beyond this.
+  size_t notification_queue = 1000;
   // net-snmp's own messages (priority as syslog's: 3 error, 4 warning, ...).
   std::function<void(int priority, std::string_view message)> log;
 };
@@ -82,6 +90,30 @@ class SnmpAgent {
 
   uint16_t port() const;  // 0 in AgentX mode
   Stats stats() const;
+
+  // The engineID ("0x..." hex): a v3-trap sink's receiver keys its user by it.
+  std::string engine_id() const;
+
+  // Queues `event` for the sinks (dropping the oldest queued event when full). Events for link
+  // changes are ignored unless link_up_down_traps is on.
+  void notify(exporters::alerts::AlertEvent event);
+
+  struct NotificationStats {
+    uint64_t sent = 0;          // notifications sent (an inform counts once, however often sent)
+    uint64_t acknowledged = 0;  // informs the receiver acknowledged
+    uint64_t retried = 0;       // informs sent again after a round went unacknowledged
+    uint64_t failed = 0;        // send errors, unacknowledged inform rounds, failed discoveries
+    uint64_t dropped = 0;       // dropped from a full queue, never sent or never acknowledged
+  };
+  struct SinkStats {
+    std::string address;
+    TrapSink::Kind kind = TrapSink::Kind::kV2cTrap;
+    NotificationStats stats;
+  };
+  // Per sink, in the order of AgentOptions::trap_sinks.
+  std::vector<SinkStats> notification_stats() const;
+  // Summed over the sinks; `dropped` also counts events dropped from notify()'s queue.
+  NotificationStats notification_totals() const;
 
   // The master agent answers the fabric's tables on a fast path, net-snmp's own request
   // processing the rest; off, net-snmp processes everything. The answers are the same (tests

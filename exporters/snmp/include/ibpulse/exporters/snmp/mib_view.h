@@ -58,8 +58,10 @@ class MibView {
 
   // `agent_start`: sysUpTime 0; TimeTicks columns (ifLastChange, ifCounterDiscontinuityTime)
   // are sysUpTime at the event, 0 when it came before the agent started.
+  // `link_up_down_traps`: whether the agent sends linkDown/linkUp (ifLinkUpDownTrapEnable).
   MibView(std::shared_ptr<const converters::FabricSnapshot> snapshot, SystemInfo system,
-          Clock::time_point agent_start, bool node_contexts = true);
+          Clock::time_point agent_start, bool node_contexts = true,
+          bool link_up_down_traps = false);
   ~MibView();
   MibView(const MibView&) = delete;
   MibView& operator=(const MibView&) = delete;
@@ -77,6 +79,7 @@ class MibView {
             Clock::time_point now, VarBind& out) const;
 
   const converters::FabricSnapshot& snapshot() const { return *snapshot_; }
+  bool link_up_down_traps() const { return link_up_down_traps_; }
 
   struct Context;  // the rows of one context (mib_view.cc)
 
@@ -86,6 +89,7 @@ class MibView {
   std::shared_ptr<const converters::FabricSnapshot> snapshot_;
   SystemInfo system_;
   Clock::time_point agent_start_;
+  bool link_up_down_traps_ = false;
   std::vector<std::unique_ptr<Context>> contexts_;  // [0]: the fabric; then nodes by name
 };
 

@@ -1,0 +1,108 @@
+#include "notification.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
+
+namespace ibpulse::exporters::snmp::detail {
+namespace {
+
+using alerts::AlertEvent;
+using alerts::EventKind;
+
+const Oid kSysUpTime = {1, 3, 6, 1, 2, 1, 1, 3, 0};
+const Oid kSnmpTrapOid = {1, 3, 6, 1, 6, 3, 1, 1, 4, 1, 0};
+const Oid kLinkDown = {1, 3, 6, 1, 6, 3, 1, 1, 5, 3};
+const Oid kLinkUp = {1, 3, 6, 1, 6, 3, 1, 1, 5, 4};
+constexpr uint32_t kIfIndex = 1, kIfAdminStatus = 7, kIfOperStatus = 8;  // ifEntry columns
+constexpr size_t kDisplayStringMax = 64;  // IBPULSE-MIB's DisplayString (SIZE (0..64))
+
+// ibpulseNotifications.n and ibpulseNotificationObjects.n.0.
+Oid notification(uint32_t n) {
+  Oid o = kIbpulseRoot;
+  o.insert(o.end(), {0, n});
+  return o;
+}
+Oid object(uint32_t n) {
+  Oid o = kIbpulseRoot;
+  o.insert(o.end(), {1, 3, n, 0});
+  return o;
+}
+Oid if_entry(uint32_t column, uint32_t if_index) {
+  return {1, 3, 6, 1, 2, 1, 2, 2, 1, column, if_index};
+}
+
+VarBind number(Oid name, VarType type, uint64_t value) {
+  VarBind vb;
+  vb.name = std::move(name);
+  vb.type = type;
+  vb.number = value;
+  return vb;
+}
+
+VarBind text(Oid name, std::string_view value) {
+  VarBind vb;
+  vb.name = std::move(name);
+  vb.type = VarType::kOctetString;
+  vb.text.assign(value.substr(0, kDisplayStringMax));
+  return vb;
+}
+
+void threshold_objects(const AlertEvent& e, std::vector<VarBind>& out) {
+  out.push_back(number(if_entry(kIfIndex, e.if_index), VarType::kInteger, e.if_index));
+  out.push_back(text(object(1), fmt::format("0x{:016x}", e.port.node_guid)));
+  out.push_back(text(object(2), e.node_name));
+  out.push_back(number(object(3), VarType::kGauge32, e.port.port));  // IbPort: Unsigned32
+  out.push_back(text(object(4), e.rule));
+  out.push_back(text(object(5), e.counter));
+  out.push_back(number(object(6), VarType::kInteger, static_cast<uint64_t>(e.condition)));
+  out.push_back(number(object(7), VarType::kCounter64, thousandths(e.value)));
+  out.push_back(number(object(8), VarType::kCounter64, thousandths(e.threshold)));
+  out.push_back(number(object(9), VarType::kGauge32, e.window_seconds));
+  out.push_back(number(object(10), VarType::kInteger, static_cast<uint64_t>(e.severity)));
+}
+
+}  // namespace
+
+uint64_t thousandths(double value) {
+  const double scaled = std::round(value * 1000.0);
+  if (!(scaled > 0)) return 0;  // negative, zero or NaN
+  if (scaled >= 18446744073709551615.0) return std::numeric_limits<uint64_t>::max();
+  return static_cast<uint64_t>(scaled);
+}
+
+std::vector<VarBind> notification_varbinds(const AlertEvent& event, uint64_t uptime_ticks) {
+  std::vector<VarBind> out;
+  out.push_back(number(kSysUpTime, VarType::kTimeTicks, uptime_ticks & 0xFFFFFFFFu));
+  VarBind trap_oid;
+  trap_oid.name = kSnmpTrapOid;
+  trap_oid.type = VarType::kObjectId;
+  switch (event.kind) {
+    case EventKind::kRaised:
+    case EventKind::kCleared:
+      trap_oid.oid_value = notification(event.kind == EventKind::kRaised ? 1 : 2);
+      out.push_back(std::move(trap_oid));
+      threshold_objects(event, out);
+      break;
+    case EventKind::kLinkDown:
+    case EventKind::kLinkUp:
+      trap_oid.oid_value = event.kind == EventKind::kLinkDown ? kLinkDown : kLinkUp;
+      out.push_back(std::move(trap_oid));
+      out.push_back(number(if_entry(kIfIndex, event.if_index), VarType::kInteger, event.if_index));
+      out.push_back(
+          number(if_entry(kIfAdminStatus, event.if_index), VarType::kInteger, event.admin_status));
+      out.push_back(
+          number(if_entry(kIfOperStatus, event.if_index), VarType::kInteger, event.oper_status));
+      break;
+    case EventKind::kRateLimited:
+      trap_oid.oid_value = notification(3);
+      out.push_back(std::move(trap_oid));
+      out.push_back(number(object(11), VarType::kGauge32, event.suppressed));
+      out.push_back(number(object(9), VarType::kGauge32, event.window_seconds));
+      break;
+  }
+  return out;
+}
+
+}  // namespace ibpulse::exporters::snmp::detail

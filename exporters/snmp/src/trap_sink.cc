@@ -1,0 +1,117 @@
+// Trap sinks from the configuration: one JSON object per sink (a YAML list item, as the daemon
+// hands it over), checked here so that a mistake is reported at start with what to write.
+#include "ibpulse/exporters/snmp/trap_sink.h"
+
+#include <array>
+#include <charconv>
+#include <nlohmann/json.hpp>
+
+namespace ibpulse::exporters::snmp {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr std::array<std::string_view, 10> kKeys = {
+    "address",       "type",          "community",     "user",    "auth-protocol",
+    "auth-password", "priv-protocol", "priv-password", "timeout", "retries"};
+
+// "1s", "500ms", "2m": a positive duration of whole milliseconds.
+Result<std::chrono::milliseconds> parse_duration(std::string_view text) {
+  uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  const std::string_view unit(end, static_cast<size_t>(text.data() + text.size() - end));
+  const bool ok = ec == std::errc() && end != text.data() && n > 0 && n < 1'000'000;
+  if (ok && unit == "ms") return std::chrono::milliseconds(n);
+  if (ok && unit == "s") return std::chrono::milliseconds(n * 1000);
+  if (ok && unit == "m") return std::chrono::milliseconds(n * 60'000);
+  return Err("trap sink: timeout '{}': want a duration like 1s or 500ms", text);
+}
+
+Result<std::string> string_value(const Json& j, const std::string& key) {
+  if (!j.is_string()) return Err("trap sink: '{}' must be a string", key);
+  return j.get<std::string>();
+}
+
+}  // namespace
+
+std::string_view to_string(TrapSink::Kind kind) {
+  switch (kind) {
+    case TrapSink::Kind::kV2cTrap:
+      return "v2c-trap";
+    case TrapSink::Kind::kV3Trap:
+      return "v3-trap";
+    case TrapSink::Kind::kV3Inform:
+      return "v3-inform";
+  }
+  return "unknown";
+}
+
+Result<TrapSink> parse_trap_sink(std::string_view json_text) {
+  const Json j = Json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return Err("trap sink: want a map of address, type, community, user, ...");
+  TrapSink sink;
+  bool v3_keys = false, community_key = false;
+  for (const auto& [key, value] : j.items()) {
+    if (key.starts_with('@')) continue;  // the config's own annotations ("@line")
+    if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
+      return Err(
+          "trap sink: unknown key '{}' (address, type, community, user, auth-protocol, "
+          "auth-password, priv-protocol, priv-password, timeout, retries)",
+          key);
+    }
+    if (key == "retries") {
+      int64_t n = -1;
+      if (value.is_number_integer()) n = value.get<int64_t>();
+      if (value.is_string()) {
+        const std::string s = value.get<std::string>();
+        if (std::from_chars(s.data(), s.data() + s.size(), n).ptr != s.data() + s.size()) n = -1;
+      }
+      if (n < 0 || n > 20) return Err("trap sink: retries must be a whole number from 0 to 20");
+      sink.retries = static_cast<unsigned>(n);
+      continue;
+    }
+    Result<std::string> text = string_value(value, key);
+    if (!text.ok()) return Error{text.error()};
+    if (key == "address") {
+      sink.address = *text;
+    } else if (key == "type") {
+      if (*text == "v2c-trap") {
+        sink.kind = TrapSink::Kind::kV2cTrap;
+      } else if (*text == "v3-trap") {
+        sink.kind = TrapSink::Kind::kV3Trap;
+      } else if (*text == "v3-inform") {
+        sink.kind = TrapSink::Kind::kV3Inform;
+      } else {
+        return Err("trap sink: type '{}' is not v2c-trap, v3-trap or v3-inform", *text);
+      }
+    } else if (key == "community") {
+      sink.community = *text;
+      community_key = true;
+    } else if (key == "timeout") {
+      Result<std::chrono::milliseconds> d = parse_duration(*text);
+      if (!d.ok()) return Error{d.error()};
+      sink.timeout = *d;
+    } else {
+      v3_keys = true;
+      if (key == "user") sink.user.name = *text;
+      if (key == "auth-protocol") sink.user.auth_protocol = *text;
+      if (key == "auth-password") sink.user.auth_password = *text;
+      if (key == "priv-protocol") sink.user.priv_protocol = *text;
+      if (key == "priv-password") sink.user.priv_password = *text;
+    }
+  }
+  if (sink.address.empty()) return Err("trap sink: 'address' (host:port) is missing");
+  const bool v3 = sink.kind != TrapSink::Kind::kV2cTrap;
+  if (v3 && community_key)
+    return Err("trap sink {}: 'community' is for v2c-trap; SNMPv3 sinks take a user", sink.address);
+  if (!v3 && v3_keys) {
+    return Err(
+        "trap sink {}: user and passwords are for type v3-trap or v3-inform; a v2c-trap takes a "
+        "community",
+        sink.address);
+  }
+  if (Status s = validate(sink); !s.ok()) return Error{s.error()};
+  return sink;
+}
+
+}  // namespace ibpulse::exporters::snmp
