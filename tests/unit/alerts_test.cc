@@ -63,6 +63,10 @@ class FabricClock {
       p.oper_status = port.active() ? OperStatus::kUp : OperStatus::kDown;
       p.last_read = s.published;
       const auto idx = schema::index_of(CounterId::kSymbolError);
+      if (!read) {
+        s.ports.push_back(p);
+        continue;
+      }
       p.present |= 1ull << idx;
       p.totals[idx] = symbol_errors[port.key];
       p.present |= 1ull << schema::index_of(CounterId::kXmitData);
@@ -75,6 +79,7 @@ class FabricClock {
   std::shared_ptr<collector::Topology> topology;
   std::map<collector::PortKey, uint64_t> symbol_errors;
   std::map<collector::PortKey, float> utilisation;
+  bool read = true;  // false: no counter was read yet (the daemon's first snapshots)
   Clock::time_point start = Clock::now();
 };
 
@@ -204,6 +209,19 @@ TEST(ThresholdEngine, ASymbolErrorBurstRaisesOnceAndClearsAfterTheHysteresis) {
   EXPECT_TRUE(e.active().empty());
   EXPECT_EQ(e.stats().raised, 1u);
   EXPECT_EQ(e.stats().cleared, 1u);
+}
+
+TEST(ThresholdEngine, ABurstSoonAfterTheFirstReadingCounts) {
+  FabricClock f;
+  ThresholdEngine e(only("symbol_error_burst"), {});
+  f.read = false;
+  EXPECT_TRUE(step(e, f, 0).empty());  // the first kept slot has no value for any port
+  f.read = true;
+  EXPECT_TRUE(step(e, f, 1).empty());
+  f.symbol_errors[{kSwitch, 4}] = 40;  // before the next kept slot (10 s)
+  const auto d = step(e, f, 2);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].event.value, 40);
 }
 
 TEST(ThresholdEngine, ErrorsBelowTheThresholdOrOutsideTheScopeRaiseNothing) {

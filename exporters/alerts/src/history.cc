@@ -37,7 +37,8 @@ void CounterHistory::observe(const converters::FabricSnapshot& s, const PortLayo
   while (!slots_.empty() && slots_.front().time + window_ + step_ < s.published) {
     slots_.pop_front();
   }
-  if (!slots_.empty() && s.published - slots_.back().time < step_) return;
+  if (last_provisional_ && !slots_.empty()) slots_.pop_back();
+  last_provisional_ = !slots_.empty() && s.published - slots_.back().time < step_;
   Slot slot{s.published, layout, {}};
   slot.values.resize(s.ports.size(), kAbsent);
   for (size_t i = 0; i < s.ports.size(); ++i) {

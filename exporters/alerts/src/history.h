@@ -1,7 +1,9 @@
 #pragma once
 // A counter's recent values on every port, for increases over a rule's window. All ports share
 // the snapshot times, so one ring of a few slots per (counter, window) holds a value per port:
-// a new slot every window/6, the oldest one inside the window is the base of the increase.
+// a slot kept every window/6, plus the previous snapshot's values (replaced at each snapshot).
+// The base of an increase is the oldest value inside the window, so a burst right after a port's
+// first reading, before a kept slot had its value, still counts.
 //
 // Thread safety: the engine's thread only.
 
@@ -33,7 +35,8 @@ class CounterHistory {
   // Port `i` of `s`, against the oldest value inside the window; none without a base.
   std::optional<Increase> increase(const converters::FabricSnapshot& s, const PortLayout& layout,
                                    size_t i) const;
-  // Stores the snapshot's values when a step has passed since the newest slot.
+  // Stores the snapshot's values: kept when a step has passed since the newest kept slot,
+  // else as the provisional newest slot.
   void observe(const converters::FabricSnapshot& s, const PortLayout& layout);
 
  private:
@@ -48,7 +51,8 @@ class CounterHistory {
 
   CounterSource source_;
   milliseconds window_, step_;
-  std::deque<Slot> slots_;  // oldest first
+  std::deque<Slot> slots_;         // oldest first
+  bool last_provisional_ = false;  // the newest slot is the previous snapshot, not a kept one
 };
 
 }  // namespace ibpulse::exporters::alerts
