@@ -130,6 +130,7 @@ Status set_snmp_users(DaemonConfig& c, const std::vector<std::string>& v) {
     if (!j.is_object()) return Err("a user is a map of name, auth-password, priv-password, ...");
     exporters::snmp::SnmpUser u;
     for (const auto& [key, value] : j.items()) {
+      if (key.starts_with('@')) continue;  // where the config reader found it
       if (!value.is_string()) return Err("user field '{}' must be text", key);
       const std::string s = value.get<std::string>();
       if (key == "name") {
@@ -152,6 +153,26 @@ Status set_snmp_users(DaemonConfig& c, const std::vector<std::string>& v) {
     users.push_back(std::move(u));
   }
   c.snmp.users = std::move(users);
+  return Ok{};
+}
+
+// Each rule a map (YAML, with its line as `@line`) or its JSON text (a flag); parsed later, so
+// that a bad rule is reported and skipped instead of stopping the daemon.
+Status set_alert_rules(DaemonConfig& c, const std::vector<std::string>& v) {
+  c.alert_rules.clear();
+  for (const std::string& text : v)
+    c.alert_rules.push_back({text, "--alerts.rules"});
+  return Ok{};
+}
+
+// Each sink a map (YAML) or its JSON text (a flag): address, type, community, user, ...
+Status set_trap_sinks(DaemonConfig& c, const std::vector<std::string>& v) {
+  c.snmp.trap_sinks.clear();
+  for (size_t i = 0; i < v.size(); ++i) {
+    auto sink = exporters::snmp::parse_trap_sink(v[i]);
+    if (!sink) return Err("sink {}: {}", i + 1, sink.error());
+    c.snmp.trap_sinks.push_back(std::move(*sink));
+  }
   return Ok{};
 }
 
@@ -353,10 +374,54 @@ const std::vector<KeyDef>& key_defs() {
         "the host's own ifTable is)",
         "ib"},
        text(IBPULSE_FIELD(snmp.agentx_context))},
+      {{"snmp.trap-sink",
+        "Notification receivers sent v2c traps with snmp.trap-community, host[:port] (list; "
+        "port 162 by default); works whether or not v2c reads are enabled",
+        ""},
+       strings(IBPULSE_FIELD(trap_sink_addresses))},
+      {{"snmp.trap-community", "Community of the snmp.trap-sink traps", "public"},
+       text(IBPULSE_FIELD(trap_community))},
+      {{"snmp.trap-sinks",
+        "Notification receivers (list of maps: address, type (v2c-trap, v3-trap, v3-inform), "
+        "community, user, auth-protocol, auth-password, priv-protocol, priv-password, timeout, "
+        "retries); best kept in the config file",
+        ""},
+       set_trap_sinks},
+      {{"snmp.link-up-down-traps",
+        "Send IF-MIB linkDown/linkUp when a port's ifOperStatus changes (ifLinkUpDownTrapEnable)",
+        "true"},
+       boolean(IBPULSE_FIELD(snmp.link_up_down_traps))},
+      {{"snmp.notification-queue",
+        "Notifications waiting for the agent thread, and per sink; the oldest are dropped "
+        "beyond it",
+        "1000"},
+       number(1, 1000000, IBPULSE_FIELD(snmp.notification_queue))},
       {{"snmp.sys-name", "sysName of the fabric's context (default: the host name)", ""},
        text(IBPULSE_FIELD(snmp.system.name))},
       {{"snmp.sys-contact", "sysContact", ""}, text(IBPULSE_FIELD(snmp.system.contact))},
       {{"snmp.sys-location", "sysLocation", ""}, text(IBPULSE_FIELD(snmp.system.location))},
+      {{"alerts.rules",
+        "Threshold rules (list of maps: name, counter or state, condition, window, for, "
+        "clear-after, renotify, severity, scope; docs/alerts.md); best kept in the config file",
+        ""},
+       set_alert_rules},
+      {{"alerts.default-rules",
+        "Also apply the default rule set (docs/alerts.md); a configured rule of the same name "
+        "replaces a default one",
+        "true"},
+       boolean(IBPULSE_FIELD(default_alert_rules))},
+      {{"alerts.rate-limit", "Notifications per alerts.rate-interval over the whole fabric", "50"},
+       number(1, 1000000, IBPULSE_FIELD(alerts.rate_limit))},
+      {{"alerts.rate-interval",
+        "Interval of the notification rate limit; one ibpulseRateLimited summary ends each "
+        "interval that withheld any",
+        "10s"},
+       duration(IBPULSE_FIELD(alerts.rate_interval))},
+      {{"alerts.link-hold-down",
+        "After a port's linkDown/linkUp pair, further link changes of that port within this "
+        "time are withheld and only its final state is notified (off: no hold-down)",
+        "60s"},
+       duration_or_off(IBPULSE_FIELD(alerts.link_hold_down))},
       {{"collector.ring-size", "Samples buffered between poller and converters", "65536"},
        number(1024, 1u << 24, IBPULSE_FIELD(ring_size))},
   };
@@ -372,14 +437,30 @@ const KeyDef* find_key(const std::string& name) {
   return nullptr;
 }
 
+// Scalars stay text: the setters parse them as they parse flags.
+nlohmann::json yaml_to_json(const YAML::Node& node) {
+  if (node.IsMap()) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& field : node)
+      j[field.first.as<std::string>()] = yaml_to_json(field.second);
+    return j;
+  }
+  if (node.IsSequence()) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const auto& item : node)
+      j.push_back(yaml_to_json(item));
+    return j;
+  }
+  return node.IsNull() ? nlohmann::json() : nlohmann::json(node.as<std::string>());
+}
+
 std::vector<std::string> yaml_values(const YAML::Node& node) {
   std::vector<std::string> out;
   if (node.IsSequence()) {
     for (const auto& item : node) {
-      if (item.IsMap()) {  // e.g. an SNMPv3 user: handed on as JSON text
-        nlohmann::json j = nlohmann::json::object();
-        for (const auto& field : item)
-          j[field.first.as<std::string>()] = field.second.as<std::string>();
+      if (item.IsMap()) {  // an SNMPv3 user, a rule: handed on as JSON text with its line
+        nlohmann::json j = yaml_to_json(item);
+        j["@line"] = item.Mark().line + 1;
         out.push_back(j.dump());
       } else {
         out.push_back(item.as<std::string>());
@@ -451,6 +532,10 @@ Result<DaemonConfig> build_config(const std::filesystem::path& file, const Confi
       }
     }
   }
+  if (!file.empty() && !flags.count("alerts.rules")) {
+    for (auto& rule : config.alert_rules)
+      rule.origin = file.string();
+  }
   for (const auto& [name, value] : flags) {
     if (auto s = find_key(name)->set(config, value); !s) return Err("--{}: {}", name, s.error());
   }
@@ -494,7 +579,9 @@ void add_config_flags(CLI::App& app, ConfigValues& flags) {
         [&flags, name = k.key.name](const std::vector<std::string>& v) { flags[name] = v; }, help);
     // Lists split at commas (`--poll.skip-nodes 0x1,0x2`), except values that hold commas
     // themselves: a user's JSON map, free text.
-    const bool text_with_commas = k.key.name == "snmp.users" || k.key.name.starts_with("snmp.sys-");
+    const bool text_with_commas = k.key.name == "snmp.users" || k.key.name == "alerts.rules" ||
+                                  k.key.name == "snmp.trap-sinks" ||
+                                  k.key.name.starts_with("snmp.sys-");
     if (!text_with_commas) option->delimiter(',');
     option->group("Configuration (also settable in the --config file)");
   }

@@ -13,6 +13,8 @@
 #include "ibpulse/base/result.h"
 #include "ibpulse/collector/poller.h"
 #include "ibpulse/converters/converter.h"
+#include "ibpulse/exporters/alerts/engine.h"
+#include "ibpulse/exporters/alerts/rule.h"
 #include "ibpulse/exporters/prometheus/renderer.h"
 #include "ibpulse/exporters/snmp/agent.h"
 
@@ -30,6 +32,14 @@ struct DaemonConfig {
   exporters::prometheus::MetricGroups collect;
   // The SNMP agent: listen "off" for none; its state in <state dir>/snmp.
   exporters::snmp::AgentOptions snmp;
+  // `--snmp.trap-sink ADDR` sinks: v2c traps with snmp.trap-community (added to snmp.trap_sinks
+  // when the agent starts, whatever the order the keys came in).
+  std::vector<std::string> trap_sink_addresses;
+  std::string trap_community = "public";
+  // Threshold alerts (docs/alerts.md): configured rules on top of the default set.
+  std::vector<exporters::alerts::RuleText> alert_rules;
+  bool default_alert_rules = true;
+  exporters::alerts::EngineOptions alerts;
   size_t ring_size = 65536;
 };
 

@@ -5,6 +5,7 @@
 
 #include <thread>
 
+#include "alert_loop.h"
 #include "cli_support.h"
 #include "commands.h"
 #include "convert_loop.h"
@@ -88,6 +89,14 @@ int run_daemon(const RunArgs& a) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGHUP, &sa, nullptr);
 
+  auto rules = exporters::alerts::parse_rules(config->alert_rules, config->default_alert_rules);
+  for (const auto& error : rules.errors) {
+    spdlog::error(
+        "event=alert_rule_invalid error=\"{}\" note=\"this rule is skipped; the others apply\"",
+        error);
+  }
+  log_rules(rules.rules);
+
   collector::SampleRing ring(config->ring_size);
   std::atomic<bool> stop_all{false};
   collector::ClearRing clears(4096);
@@ -143,9 +152,22 @@ int run_daemon(const RunArgs& a) {
     sweeps.fetch_add(1);
   };
   collector::Poller poller(config->poller, ring, events, &clears);
+  AlertLoop alerts(std::move(rules.rules), config->alerts, snapshots);
+  // Set once the SNMP agent runs: scrapes may come before.
+  std::atomic<exporters::snmp::SnmpAgent*> agent{nullptr};
+  const auto alert_status = [&alerts, &agent](exporters::prometheus::DaemonStatus& status) {
+    auto now = alerts.status();
+    status.active_alerts = std::move(now.active);
+    status.alerts = now.engine;
+    if (const auto* running = agent.load()) {
+      const auto totals = running->notification_totals();
+      status.notifications_sent = totals.sent;
+      status.notifications_dropped = totals.dropped;
+    }
+  };
   auto web = WebEndpoint::start(config->web_listen_address, config->collect,
                                 {&snapshots, [&poller] { return poller.stats(); },
-                                 [&converter] { return converter.stats(); }});
+                                 [&converter] { return converter.stats(); }, alert_status});
   const auto abort_start = [&](const std::string& message) {
     stop_converter.store(true);
     convert_thread.join();
@@ -157,10 +179,21 @@ int run_daemon(const RunArgs& a) {
                  config->web_listen_address, (*web)->port());
   }
   auto snmp = start_snmp_agent(*config, &snapshots, [&] {
-    return collector_status(poller.stats(), converter.stats(), snapshots.load());
+    auto status = collector_status(poller.stats(), converter.stats(), snapshots.load());
+    const auto raised = alerts.status();
+    status.active_alerts = raised.active.size();
+    status.notifications_suppressed = raised.engine.suppressed;
+    return status;
   });
-  if (!snmp) return abort_start(fmt::format("--snmp.listen: {}", snmp.error()));
+  if (!snmp) return abort_start(fmt::format("snmp: {}", snmp.error()));
   if (*snmp) {
+    agent.store(snmp->get());
+    alerts.set_notifier(
+        [a = snmp->get()](exporters::alerts::AlertEvent e) { a->notify(std::move(e)); });
+    for (const auto& sink : config->snmp.trap_sinks) {
+      spdlog::info("event=snmp_trap_sink address=\"{}\" type={}", sink.address,
+                   exporters::snmp::to_string(sink.kind));
+    }
     if (config->snmp.agentx.empty()) {
       spdlog::info("event=snmp_listening address=\"{}\" port={} contexts={}", config->snmp.listen,
                    (*snmp)->port(), config->snmp.node_contexts ? "per-node" : "fabric-only");
@@ -169,6 +202,8 @@ int run_daemon(const RunArgs& a) {
                    config->snmp.agentx, config->snmp.agentx_context, config->snmp.node_contexts);
     }
   }
+  std::atomic<bool> stop_alerts{false};
+  std::thread alert_thread([&] { alerts.run(stop_alerts); });
   std::atomic<bool> stop_poller{false};
   Status result = Ok{};
   std::thread io([&] {
@@ -208,6 +243,8 @@ int run_daemon(const RunArgs& a) {
   stop_all.store(true);
   stop_converter.store(true);
   convert_thread.join();
+  stop_alerts.store(true);
+  alert_thread.join();
   converter.log_totals();
   const auto st = poller.stats();
   const auto cs = converter.stats();
@@ -223,8 +260,9 @@ int run_daemon(const RunArgs& a) {
       st.mad.failed_unreachable, st.mad.failed_status, st.port_info_reads, st.port_info_failures,
       st.port_changes, st.clears_sent, cs.own_clears, cs.own_clears_failed, cs.foreign_clears,
       cs.lossy_intervals, cs.source_switches, cs.clear_window_seconds, cs.clear_window_lost_max);
+  web_stop.join();  // before the agent goes: a last scrape may read its statistics
+  agent.store(nullptr);
   snmp->reset();
-  web_stop.join();
   if (!result) return fail(result.error());
   return 0;
 }

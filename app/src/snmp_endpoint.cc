@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <system_error>
@@ -61,7 +62,19 @@ Result<std::unique_ptr<exporters::snmp::SnmpAgent>> start_snmp_agent(
   exporters::snmp::AgentOptions options = config.snmp;
   // SNMPv3 needs the engineID and engine boots to persist (RFC 3414); v1/v2c need nothing kept,
   // so without users nothing is written to the state directory.
-  if (!options.users.empty()) {
+  for (const auto& address : config.trap_sink_addresses) {
+    exporters::snmp::TrapSink sink;
+    sink.address = address;
+    sink.community = config.trap_community;
+    if (auto valid = exporters::snmp::validate(sink); !valid) {
+      return Err("--snmp.trap-sink {}: {}", address, valid.error());
+    }
+    options.trap_sinks.push_back(std::move(sink));
+  }
+  const bool v3_sinks = std::any_of(
+      options.trap_sinks.begin(), options.trap_sinks.end(),
+      [](const auto& sink) { return sink.kind != exporters::snmp::TrapSink::Kind::kV2cTrap; });
+  if (!options.users.empty() || v3_sinks) {
     Result<std::string> dir = snmp_state_dir(config);
     if (!dir.ok()) return Error{dir.error()};
     options.state_dir = *dir;
@@ -79,7 +92,13 @@ Result<std::unique_ptr<exporters::snmp::SnmpAgent>> start_snmp_agent(
       spdlog::warn("event=snmp_warning message=\"{}\"", message);
     }
   };
-  if (options.agentx.empty() && options.communities.empty() && options.users.empty()) {
+  if (!options.agentx.empty() && !options.trap_sinks.empty()) {
+    return Err(
+        "trap sinks need ibpulse's own agent: in AgentX mode (snmp.agentx) leave "
+        "snmp.trap-sink(s) empty and configure notification sinks in the host's snmpd");
+  }
+  if (options.agentx.empty() && options.communities.empty() && options.users.empty() &&
+      options.trap_sinks.empty()) {
     spdlog::warn(
         "event=snmp_no_access note=\"the agent answers nobody: configure snmp.community "
         "(v2c) or snmp.users (SNMPv3), or set snmp.listen to off\"");

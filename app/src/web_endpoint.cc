@@ -35,6 +35,7 @@ void WebEndpoint::metrics(const MetricsServer::BodyWriter& write) {
   exporters::prometheus::DaemonStatus status;
   status.poller = sources_.poller();
   status.converter = sources_.converter();
+  if (sources_.alerts) sources_.alerts(status);
   if (snap) {
     status.snapshot_age_seconds =
         std::chrono::duration<double>(converters::Clock::now() - snap->published).count();

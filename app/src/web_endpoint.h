@@ -26,6 +26,8 @@ class WebEndpoint {
     const converters::SnapshotStore* snapshots;
     std::function<collector::PollerStats()> poller;
     std::function<converters::ConverterStats()> converter;
+    // Fills the alert fields of the daemon's status (none: no alerts in /metrics).
+    std::function<void(exporters::prometheus::DaemonStatus&)> alerts;
   };
   // "off": no endpoint (nullptr). Errors name the address.
   static Result<std::unique_ptr<WebEndpoint>> start(const std::string& listen_address,

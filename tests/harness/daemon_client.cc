@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <fstream>
 #include <regex>
 #include <thread>
@@ -113,6 +114,27 @@ uint64_t total_in(const std::string& log, const std::string& line) {
   const auto at = log.rfind(line);
   if (at == std::string::npos) return UINT64_MAX;
   return std::stoull(log.substr(at + line.size()));
+}
+
+}  // namespace ibpulse::testing
+
+namespace ibpulse::testing {
+
+std::string http_get(uint16_t port, const std::string& path) {
+  const std::string command =
+      "python3 -c 'import sys, urllib.request, urllib.error\n"
+      "try:\n sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=20).read().decode())\n"
+      "except urllib.error.HTTPError as e:\n print(\"HTTP\", e.code)' http://127.0.0.1:" +
+      std::to_string(port) + path;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return "popen failed";
+  std::string out;
+  char buf[65536];
+  size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0)
+    out.append(buf, n);
+  ::pclose(pipe);
+  return out;
 }
 
 }  // namespace ibpulse::testing

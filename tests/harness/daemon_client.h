@@ -42,6 +42,8 @@ class Daemon {
 };
 
 std::string read_text_file(const std::filesystem::path& path);
+// GET http://127.0.0.1:<port><path> (python3's urllib): the body, or "HTTP <code>" on an error.
+std::string http_get(uint16_t port, const std::string& path);
 // A loopback port nobody uses now (bound to port 0, then released): SOCK_STREAM or SOCK_DGRAM.
 uint16_t free_loopback_port(int socket_type);
 size_t count(const std::string& text, const std::string& needle);

@@ -426,7 +426,7 @@ TEST(Snmp, BadSettingsAreClearErrors) {
   };
   auto out = run({"--snmp.users", R"({"name":"ops","auth-password":"short"})"});
   EXPECT_NE(out.exit_code, 0);
-  EXPECT_NE(out.err.find("--snmp.listen: SNMPv3 user 'ops': the auth password needs 8 or more "
+  EXPECT_NE(out.err.find("snmp: SNMPv3 user 'ops': the auth password needs 8 or more "
                          "characters"),
             std::string::npos)
       << out.err;

@@ -5,8 +5,11 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include <map>
 #include <mutex>
 #include <vector>
+
+#include "ibpulse/collector/topology.h"
 
 namespace ibpulse::exporters::prometheus {
 
@@ -27,6 +30,9 @@ struct SelfMetrics::Impl {
   };
   std::vector<Total> totals;
   std::vector<Level> levels;
+  // One series per raised rule instance, added and removed as alerts come and go.
+  pcpp::Family<pcpp::Gauge>* active_alerts = nullptr;
+  std::map<pcpp::Labels, pcpp::Gauge*> active_series;
   std::mutex mutex;  // update(): counters are brought up to totals under it
 
   void total(const std::string& name, const std::string& help,
@@ -111,7 +117,34 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
   i.level("ibpulse_last_scrape_duration_seconds",
           "Render, compression and write of the last scrape",
           [](S s) { return s.last_scrape_seconds; });
+  i.active_alerts = &pcpp::BuildGauge()
+                         .Name("ibpulse_alerts_active")
+                         .Help("1 for each raised threshold rule instance (a rule on a port)")
+                         .Register(i.registry);
+  i.total("ibpulse_alerts_raised_total", "Threshold rule instances raised",
+          [](S s) { return s.alerts.raised; });
+  i.total("ibpulse_alerts_cleared_total", "Threshold rule instances cleared",
+          [](S s) { return s.alerts.cleared; });
+  i.total("ibpulse_notifications_suppressed_total",
+          "Notifications storm control withheld (alerts.rate-limit, alerts.link-hold-down)",
+          [](S s) { return s.alerts.suppressed; });
+  i.total("ibpulse_notifications_sent_total", "SNMP notifications sent, summed over the sinks",
+          [](S s) { return s.notifications_sent; });
+  i.total("ibpulse_notifications_dropped_total",
+          "SNMP notifications dropped because a queue was full (the oldest go first)",
+          [](S s) { return s.notifications_dropped; });
 }
+
+namespace {
+
+pcpp::Labels alert_labels(const alerts::AlertEvent& e) {
+  return {{"rule", e.rule},
+          {"severity", std::string(to_string(e.severity))},
+          {"node_guid", collector::guid_string(e.port.node_guid)},
+          {"port", std::to_string(e.port.port)}};
+}
+
+}  // namespace
 
 SelfMetrics::~SelfMetrics() = default;
 
@@ -124,6 +157,19 @@ void SelfMetrics::update(const DaemonStatus& status) {
   }
   for (const auto& l : impl_->levels)
     l.series->Set(l.read(status));
+  std::map<pcpp::Labels, pcpp::Gauge*> now;
+  for (const auto& e : status.active_alerts) {
+    auto labels = alert_labels(e);
+    auto it = impl_->active_series.find(labels);
+    pcpp::Gauge* g =
+        it != impl_->active_series.end() ? it->second : &impl_->active_alerts->Add(labels);
+    g->Set(1);
+    now.emplace(std::move(labels), g);
+  }
+  for (const auto& [labels, series] : impl_->active_series) {
+    if (!now.count(labels)) impl_->active_alerts->Remove(series);
+  }
+  impl_->active_series = std::move(now);
 }
 
 void SelfMetrics::append(std::string& out) const {

@@ -9,6 +9,7 @@
 
 #include "ibpulse/collector/poller.h"
 #include "ibpulse/converters/snapshot.h"
+#include "ibpulse/exporters/alerts/engine.h"
 
 namespace ibpulse::exporters::prometheus {
 
@@ -19,6 +20,10 @@ struct DaemonStatus {
   uint64_t saturated_counters = 0;  // latched narrow counters in that snapshot
   uint64_t scrapes = 0, scrape_errors = 0;
   double last_scrape_seconds = 0;
+  // Threshold alerts: the raised rule instances and what became of the notifications.
+  std::vector<alerts::AlertEvent> active_alerts;
+  alerts::EngineStats alerts;
+  uint64_t notifications_sent = 0, notifications_dropped = 0;  // by the SNMP agent
 };
 
 class SelfMetrics {

@@ -1,0 +1,48 @@
+#pragma once
+// The daemon's alerts thread: runs the threshold engine on every new snapshot, logs what it
+// raises and clears, hands the notifications storm control lets through to a notifier (the SNMP
+// agent's queue) and keeps a copy of the active alerts for /metrics and the SNMP scalars.
+//
+// Thread safety: run() on one thread; status() from any.
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "ibpulse/converters/snapshot.h"
+#include "ibpulse/exporters/alerts/engine.h"
+
+namespace ibpulse::cli {
+
+struct AlertStatus {
+  std::vector<exporters::alerts::AlertEvent> active;
+  exporters::alerts::EngineStats engine;
+};
+
+class AlertLoop {
+ public:
+  using Notifier = std::function<void(exporters::alerts::AlertEvent)>;
+  AlertLoop(std::vector<exporters::alerts::Rule> rules, exporters::alerts::EngineOptions options,
+            const converters::SnapshotStore& snapshots);
+
+  // Where notifications go (set before run(); none: only the log and /metrics).
+  void set_notifier(Notifier notifier) { notifier_ = std::move(notifier); }
+  void run(const std::atomic<bool>& stop);
+  AlertStatus status() const;
+
+ private:
+  void report(const exporters::alerts::Decision& d) const;
+
+  exporters::alerts::ThresholdEngine engine_;
+  const converters::SnapshotStore& snapshots_;
+  Notifier notifier_;
+  mutable std::mutex mutex_;
+  AlertStatus status_;
+};
+
+// Logs the rule set at start (one line per rule at debug, a summary at info).
+void log_rules(const std::vector<exporters::alerts::Rule>& rules);
+
+}  // namespace ibpulse::cli
