@@ -217,6 +217,10 @@ struct SnmpAgent::Impl {
     engine_hex = *engine_id;
     std::string exact_id = "exactEngineID " + *engine_id;
     netsnmp_config_remember(exact_id.data());
+    // No SMUX: init_agent() would otherwise listen on TCP port 199 (on every address, when it
+    // may bind it: as root) for SMUX peers ibpulse never serves.
+    static char no_smux[] = "-smux";
+    add_to_init_list(no_smux);
     init_agent(kAppName);
     init_vacm_vars();
     if (!subagent) {  // the master serves its own engine's objects
