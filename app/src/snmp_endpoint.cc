@@ -88,8 +88,10 @@ Result<std::unique_ptr<exporters::snmp::SnmpAgent>> start_snmp_agent(
   options.log = [](int priority, std::string_view message) {
     if (priority <= 3) {
       spdlog::error("event=snmp_error message=\"{}\"", message);
-    } else {
+    } else if (priority == 4) {
       spdlog::warn("event=snmp_warning message=\"{}\"", message);
+    } else {  // notice, info: e.g. a trap sink that answers again
+      spdlog::info("event=snmp_notice message=\"{}\"", message);
     }
   };
   if (!options.agentx.empty() && !options.trap_sinks.empty()) {

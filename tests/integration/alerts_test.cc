@@ -1,13 +1,17 @@
 // Threshold alerts in the daemon on the simulated fabric: rules from the config file (a bad one
 // reported with its line and skipped), the default set, what the log and /metrics show while an
 // alert is raised and after it cleared.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include "daemon_client.h"
 #include "sim_fabric.h"
+#include "snmp_client.h"
+#include "snmptrapd.h"
 
 namespace ibpulse::testing {
 namespace {
@@ -97,6 +101,196 @@ TEST(Alerts, TheDefaultRulesReportASymbolErrorBurstWithinTenSeconds) {
   fabric().set("PerformanceSet \"Hca3\"[1] PortCounters.SymbolErrorCounter=0");
   const std::string log = d.stop();
   EXPECT_EQ(count(log, "event=alert_raised rule=symbol_error_burst"), 1u) << log;
+}
+
+// IBPULSE-MIB (netSnmpExperimental.9999) and IF-MIB objects as snmptrapd prints them.
+const std::string kIbpulse = "1.3.6.1.4.1.8072.9999.9999";
+const std::string kCrossed = kIbpulse + ".0.1", kCleared = kIbpulse + ".0.2";
+const std::string kLinkDown = "1.3.6.1.6.3.1.1.5.3", kLinkUp = "1.3.6.1.6.3.1.1.5.4";
+
+std::vector<TrapNotification> of_kind(const std::vector<TrapNotification>& all,
+                                      const std::string& trap_oid) {
+  std::vector<TrapNotification> out;
+  for (const auto& n : all)
+    if (n.trap_oid == trap_oid) out.push_back(n);
+  return out;
+}
+
+std::string value_of(const TrapNotification& n, const std::string& oid) {
+  const TrapVarBind* vb = n.find(oid);
+  return vb ? vb->type + " " + vb->value : "absent";
+}
+
+// The default-context ifIndex of ifName `name`, read from the daemon's agent ("" if none).
+std::string if_index_of(uint16_t port, const std::string& name) {
+  const auto run =
+      snmp_tool("snmpbulkwalk -v2c -c public -On -Oq -t 2 -r 1 127.0.0.1:" + std::to_string(port) +
+                " 1.3.6.1.2.1.31.1.1.1.1");
+  for (const auto& [oid, value] : parse_varbinds(run.out)) {
+    if (value == name) return oid.substr(oid.rfind('.') + 1);
+  }
+  ADD_FAILURE() << "no ifName " << name << " in: " << run.out;
+  return "";
+}
+
+// The threshold notification's objects, in IBPULSE-MIB's order after sysUpTime and the trap OID.
+void expect_threshold_varbinds(const TrapNotification& n, const std::string& if_index,
+                               const std::string& value) {
+  ASSERT_EQ(n.varbinds.size(), 13u) << n.security;
+  const std::string o = kIbpulse + ".1.3.";
+  const std::vector<std::pair<std::string, std::string>> want = {
+      {"1.3.6.1.2.1.2.2.1.1." + if_index, "INTEGER " + if_index},
+      {o + "1.0", "STRING " + guid_text(fabric().port("Hca3", 1).node_guid)},
+      {o + "2.0", "STRING Hca3"},
+      {o + "3.0", "Gauge32 1"},
+      {o + "4.0", "STRING symbol_error_burst"},
+      {o + "5.0", "STRING symbol_error"},
+      {o + "6.0", "INTEGER 1"},  // delta
+      {o + "7.0", "Counter64 " + value},
+      {o + "8.0", "Counter64 10000"},  // 10 in thousandths
+      {o + "9.0", "Gauge32 6"},
+      {o + "10.0", "INTEGER 2"},  // warning
+  };
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(n.varbinds[i + 2].oid, want[i].first) << n.security;
+    EXPECT_EQ(n.varbinds[i + 2].type + " " + n.varbinds[i + 2].value, want[i].second)
+        << want[i].first << " " << n.security;
+  }
+}
+
+// Symbol errors on Hca3[1]: one ibpulseThresholdCrossed at a v2c trap sink and at a v3 inform
+// sink, then one ibpulseThresholdCleared after the hysteresis; a dead inform sink listed first
+// delays neither.
+TEST(AlertNotifications, ASymbolErrorBurstIsRaisedOnceAtEverySinkAndClearedAfterTheHysteresis) {
+  TrapdUser inform_user{"ibpulse-alerts",     "SHA", "alerts-auth-secret", "AES",
+                        "alerts-priv-secret", ""};
+  auto v2c = Snmptrapd::start();
+  auto v3 = Snmptrapd::start({inform_user});
+  ASSERT_TRUE(v2c && v3);
+  const uint16_t dead = Snmptrapd::free_port();
+  const auto v3_sink = [](const std::string& address) {
+    return "{address: \"" + address +
+           "\", type: v3-inform, user: ibpulse-alerts, auth-protocol: SHA, auth-password: "
+           "alerts-auth-secret, priv-protocol: AES, priv-password: alerts-priv-secret, timeout: "
+           "2s, retries: 2}";
+  };
+  const auto config =
+      write_config("sinks",
+                   "snmp:\n"
+                   "  community: [public]\n"
+                   "  trap-sinks:\n"
+                   "    - " +
+                       v3_sink("127.0.0.1:" + std::to_string(dead)) + "\n" + "    - {address: \"" +
+                       v2c->address() + "\", type: v2c-trap, community: public}\n" + "    - " +
+                       v3_sink(v3->address()) + "\n" +
+                       "alerts:\n"
+                       "  rules:\n"
+                       "    - {name: symbol_error_burst, window: 6s, clear-after: 3s}\n");
+  Daemon d(fabric(), {"--config", config.string(), "--snmp.listen", "127.0.0.1:0",
+                      "--state.save-interval", "off"});
+  ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+  std::this_thread::sleep_for(500ms);  // the agent's first view
+  const std::string if_index = if_index_of(d.snmp_port(), "Hca3/1");
+  ASSERT_FALSE(if_index.empty());
+  std::this_thread::sleep_for(2s);
+  const auto burst = Clock::now();
+  fabric().set("PerformanceSet \"Hca3\"[1] PortCounters.SymbolErrorCounter=400");
+  auto at_v2c = v2c->wait_for(1, 10s);
+  ASSERT_EQ(at_v2c.size(), 1u) << d.log() << v2c->output();
+  // One counters read and one snapshot (1 s each by default), not the dead sink's 2 s x 3 tries.
+  EXPECT_LT(at_v2c[0].seen - burst, 5s);
+  EXPECT_EQ(at_v2c[0].trap_oid, kCrossed);
+  EXPECT_NE(at_v2c[0].security.find("SNMP v2c, community public"), std::string::npos)
+      << at_v2c[0].security;
+  expect_threshold_varbinds(at_v2c[0], if_index, "400000");
+  auto at_v3 = v3->wait_for(1, 10s);
+  ASSERT_EQ(at_v3.size(), 1u) << d.log() << v3->output();
+  EXPECT_NE(at_v3[0].security.find("INFORM, SNMP v3, user ibpulse-alerts"), std::string::npos)
+      << at_v3[0].security;
+  expect_threshold_varbinds(at_v3[0], if_index, "400000");
+  // The burst leaves the 6 s window, then 3 s of hysteresis: cleared, with the last delta (0).
+  at_v2c = v2c->wait_for(2, 20s);
+  at_v3 = v3->wait_for(2, 10s);
+  fabric().set("PerformanceSet \"Hca3\"[1] PortCounters.SymbolErrorCounter=0");
+  for (const auto* got : {&at_v2c, &at_v3}) {
+    ASSERT_EQ(got->size(), 2u) << d.log();
+    EXPECT_EQ(of_kind(*got, kCrossed).size(), 1u);
+    ASSERT_EQ(of_kind(*got, kCleared).size(), 1u);
+    expect_threshold_varbinds(of_kind(*got, kCleared)[0], if_index, "0");
+  }
+  std::this_thread::sleep_for(1s);
+  EXPECT_EQ(v2c->notifications().size(), 2u);  // nothing more
+  const std::string metrics = http_get(d.web_port(), "/metrics");
+  EXPECT_NE(metrics.find("\nibpulse_notifications_sent_total 4\n"), std::string::npos)
+      << metrics.substr(metrics.find("ibpulse_notif"), 400);
+  d.stop();
+  std::filesystem::remove(config);
+}
+
+// Unlink: IF-MIB linkDown for the switch port that lost its link, with its default-context
+// ifIndex; relink: linkUp. Two more flaps within the hold-down add no link notifications.
+TEST(AlertNotifications, UnlinkAndRelinkSendLinkDownAndLinkUpAndFlapsDoNotStorm) {
+  auto trapd = Snmptrapd::start();
+  ASSERT_TRUE(trapd);
+  Daemon d(fabric(),
+           {"--snmp.trap-sink", trapd->address(), "--snmp.community", "public", "--snmp.listen",
+            "127.0.0.1:0", "--state.save-interval", "off", "--poll.port-info-interval", "1s"});
+  ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+  const PortInfo& hca = fabric().port("Hca1", 1);
+  const std::string switch_port = hca.remote_node + "/" + std::to_string(hca.remote_port);
+  std::this_thread::sleep_for(500ms);  // the agent's first view
+  const std::string if_index = if_index_of(d.snmp_port(), switch_port);
+  ASSERT_FALSE(if_index.empty());
+  ASSERT_EQ(fabric().sim("link-down", {"Hca1[1]"}).exit_code, 0);
+  auto got = trapd->wait_for(1, 15s);
+  const auto link_down = of_kind(got, kLinkDown);
+  ASSERT_FALSE(link_down.empty()) << d.log() << trapd->output();
+  const std::string index_oid = "1.3.6.1.2.1.2.2.1.1." + if_index;
+  // The switch end's linkDown (the HCA end may follow: it leaves discovery).
+  const auto is_switch_port = [&](const TrapNotification& n) {
+    return n.find(index_oid) != nullptr;
+  };
+  ASSERT_TRUE(std::any_of(link_down.begin(), link_down.end(), is_switch_port)) << trapd->output();
+  for (const auto& n : link_down) {
+    if (!is_switch_port(n)) continue;
+    EXPECT_EQ(value_of(n, index_oid), "INTEGER " + if_index);
+    EXPECT_EQ(value_of(n, "1.3.6.1.2.1.2.2.1.7." + if_index), "INTEGER 1");  // admin up
+    EXPECT_EQ(value_of(n, "1.3.6.1.2.1.2.2.1.8." + if_index), "INTEGER 2");  // oper down
+  }
+  ASSERT_EQ(fabric().sim("link-up", {"Hca1[1]"}).exit_code, 0);
+  const auto up_seen = [&] {
+    const auto ups = of_kind(trapd->notifications(), kLinkUp);
+    return std::count_if(ups.begin(), ups.end(), is_switch_port);
+  };
+  for (auto t0 = Clock::now(); up_seen() == 0 && Clock::now() - t0 < 15s;)
+    std::this_thread::sleep_for(100ms);
+  ASSERT_EQ(up_seen(), 1) << d.log() << trapd->output();
+  for (const auto& n : of_kind(trapd->notifications(), kLinkUp)) {
+    if (is_switch_port(n)) {
+      EXPECT_EQ(value_of(n, "1.3.6.1.2.1.2.2.1.8." + if_index), "INTEGER 1");
+    }
+  }
+  // Flapping: within the 60 s hold-down no more link notifications for that port.
+  for (int flap = 0; flap < 2; ++flap) {
+    ASSERT_EQ(fabric().sim("link-down", {"Hca1[1]"}).exit_code, 0);
+    std::this_thread::sleep_for(2s);
+    ASSERT_EQ(fabric().sim("link-up", {"Hca1[1]"}).exit_code, 0);
+    std::this_thread::sleep_for(2s);
+  }
+  size_t switch_link_notifications = 0;
+  for (const auto& n : trapd->notifications()) {
+    switch_link_notifications +=
+        (n.trap_oid == kLinkDown || n.trap_oid == kLinkUp) && is_switch_port(n);
+  }
+  EXPECT_EQ(switch_link_notifications, 2u) << trapd->output();
+  const std::string log = d.stop();
+  EXPECT_NE(log.find("event=alert_raised rule=port_down"), std::string::npos) << log;
+  // The daemon saw the flaps (else the count above would prove nothing).
+  const std::string went_down =
+      "event=port_state_changed node_guid=" +
+      guid_text(fabric().port(hca.remote_node, hca.remote_port).node_guid) +
+      " port=" + std::to_string(hca.remote_port) + " state_before=Active state=Down";
+  EXPECT_GE(count(log, went_down), 3u) << log;
 }
 
 }  // namespace
