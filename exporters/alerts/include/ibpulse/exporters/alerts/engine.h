@@ -50,14 +50,13 @@ class ThresholdEngine {
 
   // The raised rule instances now (kind kRaised, `when` = when each was raised).
   std::vector<AlertEvent> active() const;
-  EngineStats stats() const { return stats_; }
+  EngineStats stats() const;
   const std::vector<Rule>& rules() const { return rules_; }
 
  private:
   struct Impl;
   std::vector<Rule> rules_;
   std::unique_ptr<Impl> impl_;
-  EngineStats stats_;
 };
 
 }  // namespace ibpulse::exporters::alerts

@@ -1,0 +1,81 @@
+#pragma once
+// The threshold engine's private state: per rule, its raised (or pending) instances and which
+// ports its scope covers; per port, what the link did last. Split from engine.cc so that each
+// evaluation step reads as a small function over this state.
+//
+// Thread safety: the engine's thread only.
+
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "history.h"
+#include "ibpulse/exporters/alerts/engine.h"
+#include "storm_control.h"
+
+namespace ibpulse::exporters::alerts {
+
+using converters::Clock;
+inline constexpr Clock::time_point kNever{};
+
+// One rule on one port, from the first time its condition held until it cleared.
+struct Instance {
+  Clock::time_point true_since = kNever, false_since = kNever;
+  bool raised = false, notified = false;
+  Clock::time_point last_notice = kNever;  // the last raise we tried to notify
+  std::chrono::system_clock::time_point raised_wall{};
+  double value = 0;
+  uint64_t seen_round = 0;
+};
+
+struct RuleState {
+  CounterHistory* history = nullptr;  // delta and rate rules
+  std::unordered_map<collector::PortKey, Instance, collector::PortKeyHash> instances;
+  // Whether each port of the current layout is in the rule's scope.
+  std::vector<char> in_scope;
+  PortLayout scope_layout;
+  const collector::Topology* scope_topology = nullptr;
+};
+
+// What one evaluation produces, and the clocks it runs on.
+struct Step {
+  const converters::FabricSnapshot& snapshot;
+  Clock::time_point now;
+  std::chrono::system_clock::time_point wall;
+  std::vector<Decision>& out;
+};
+
+struct ThresholdEngine::Impl {
+  explicit Impl(const EngineOptions& o) : options(o), storm(o) {}
+
+  EngineOptions options;
+  StormControl storm;
+  EngineStats stats;
+  std::vector<std::unique_ptr<CounterHistory>> histories;
+  std::vector<RuleState> states;
+  PortLayout layout;
+  std::vector<const collector::Node*> nodes;  // per snapshot port, or null
+  std::vector<const collector::Port*> links;  // per snapshot port: its discovery entry
+  std::unordered_set<collector::PortKey, collector::PortKeyHash> ever_active;
+  std::unordered_map<collector::PortKey, converters::OperStatus, collector::PortKeyHash> oper;
+  uint64_t round = 0;
+
+  void index_ports(const converters::FabricSnapshot& s);
+  const std::vector<char>& scope_of(const Rule& rule, RuleState& st,
+                                    const converters::FabricSnapshot& s);
+  // IF-MIB link changes: ifOperStatus leaving or reaching up (the first sight is no change).
+  void follow_links(Step& step);
+  // The rule's value on port i now; nothing when it cannot be judged.
+  std::optional<double> measure(const Rule& rule, RuleState& st, const Step& step, size_t i) const;
+  void evaluate_rule(const Rule& rule, RuleState& st, Step& step);
+  // One port's instance after its condition was judged; false: forget the instance.
+  bool update(const Rule& rule, Instance& in, std::optional<double> value, bool holds,
+              const AlertEvent& where, Step& step);
+  // Instances of ports gone from the snapshot: their condition no longer holds.
+  void expire_vanished(const Rule& rule, RuleState& st, Step& step);
+  // Hands an event to storm control and records the decision; true when it may be sent.
+  bool notify(AlertEvent e, Step& step);
+  void clear(const Rule& rule, const Instance& in, AlertEvent e, Step& step);
+};
+
+}  // namespace ibpulse::exporters::alerts
