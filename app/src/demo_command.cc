@@ -222,6 +222,36 @@ void print_endpoints(const sim::FabricState& s, const DemoArgs& a,
   std::fflush(stdout);  // to a pipe or a file too, while the demo runs
 }
 
+// The first HCA port with a link: where the demo injects its symbol-error bursts.
+std::string burst_port(const std::vector<sim::DumpPort>& ports) {
+  for (const auto& p : ports) {
+    if (p.type == sim::NodeType::kHca && !p.remote_node.empty()) {
+      return fmt::format("{}[{}]", p.node, p.port);
+    }
+  }
+  return "";
+}
+
+// A burst of symbol errors (`ibpulse sim bump`), so that the default rule symbol_error_burst
+// raises (and clears a few minutes later) where the user can watch it.
+void inject_burst(const sim::FabricState& s, const std::string& port) {
+  const std::string self = sim::self_executable().string();
+  auto r = sim::run_command(
+      {self, "sim", "bump", "--name", s.name, "--root", s.paths.dir.parent_path().string(), port,
+       "--counter", "SymbolErrorCounter", "--by", "50"},
+      {}, 20s);
+  if (!r || r->exit_code != 0) {
+    fmt::print(stderr, "demo: could not inject symbol errors on {}: {}\n", port,
+               r ? r->err : r.error());
+    return;
+  }
+  fmt::print(stderr,
+             "demo: 50 symbol errors on {}: the rule symbol_error_burst raises (event=alert_raised "
+             "in {}/demo-ibpulse.log, ibpulse_alerts_active in /metrics) and clears about 3 "
+             "minutes later\n",
+             port, s.paths.dir.string());
+}
+
 int run_demo(const DemoArgs& a) {
   const auto& stop = install_stop_signals();
   auto topology = a.hosts > 0 ? sim::fat_tree(a.hosts, a.radix) : sim::default_topology();
@@ -253,9 +283,17 @@ int run_demo(const DemoArgs& a) {
   fmt::print(stderr, "\nfabric up in {:.1f} s; {}\n", state->seconds_to_ready,
              a.duration > 0 ? fmt::format("stopping after {} s", a.duration)
                             : std::string("Ctrl-C stops the demo"));
-  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(a.duration);
+  const auto start = std::chrono::steady_clock::now();
+  const auto until = start + std::chrono::duration<double>(a.duration);
+  // A burst 30 s in (the rules need a history first), then every 5 minutes.
+  auto next_burst = start + 30s;
+  const std::string burst_at = burst_port(*ports);
   while (!stop.load() && (a.duration <= 0 || std::chrono::steady_clock::now() < until)) {
     std::this_thread::sleep_for(100ms);
+    if (!burst_at.empty() && std::chrono::steady_clock::now() >= next_burst) {
+      inject_burst(*state, burst_at);
+      next_burst += 5min;
+    }
   }
   processes.reset();  // the collector and the generator stop before the fabric
   auto down = sim::down(o.root, o.name);
