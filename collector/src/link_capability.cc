@@ -1,5 +1,6 @@
 #include "ibpulse/collector/link_capability.h"
 
+#include <algorithm>
 #include <bit>
 
 namespace ibpulse::collector {
@@ -9,28 +10,11 @@ constexpr uint8_t kActive = 4;
 // LinkSpeedExtEnabled 30 means "extended speeds disabled", not a set of speeds (IBA 14.2.5.6).
 constexpr uint8_t kExtendedSpeedsDisabled = 30;
 
-unsigned lanes_of_width_bit(unsigned bit) {
-  switch (bit) {
-    case 1:
-      return 1;
-    case 2:
-      return 4;
-    case 4:
-      return 8;
-    case 8:
-      return 12;
-    case 16:
-      return 2;
-    default:
-      return 0;
-  }
-}
-
 // The most lanes among the width bits of `mask`.
 unsigned widest(unsigned mask) {
   unsigned lanes = 0;
   for (unsigned bit = 1; bit <= 16; bit <<= 1) {
-    if (mask & bit) lanes = std::max(lanes, lanes_of_width_bit(bit));
+    if (mask & bit) lanes = std::max(lanes, width_lanes(static_cast<uint8_t>(bit)));
   }
   return lanes;
 }
@@ -58,7 +42,7 @@ LinkCapability link_capability(const LinkState& port, const LinkState& peer) {
       port.speed_supported & port.speed_enabled & peer.speed_supported & peer.speed_enabled;
   const unsigned extended = port.speed_ext_supported & extended_enabled(port) &
                             peer.speed_ext_supported & extended_enabled(peer);
-  c.active_lanes = lanes_of_width_bit(port.width_active);
+  c.active_lanes = width_lanes(port.width_active);
   c.active_speed = port.speed_ext_active ? extended_rank(port.speed_ext_active)
                                          : classic_rank(port.speed_active);
   if (c.active_lanes == 0 || c.active_speed == 0) return {};  // nothing we can judge

@@ -65,6 +65,23 @@ TopologyChanges diff(const Topology& before, const Topology& after) {
   return c;
 }
 
+unsigned width_lanes(uint8_t width) {
+  switch (width) {
+    case 1:
+      return 1;
+    case 2:
+      return 4;
+    case 4:
+      return 8;
+    case 8:
+      return 12;
+    case 16:
+      return 2;
+    default:
+      return 0;
+  }
+}
+
 std::string_view width_name(uint8_t width) {
   switch (width) {
     case 1:

@@ -1,5 +1,7 @@
 #include "ibpulse/converters/if_mib.h"
 
+#include "ibpulse/collector/topology.h"
+
 namespace ibpulse::converters {
 namespace {
 
@@ -37,20 +39,7 @@ uint64_t lane_megabits(const collector::LinkState& link) {
 }  // namespace
 
 uint64_t link_lanes(uint8_t width) {
-  switch (width) {
-    case 1:
-      return 1;
-    case 2:
-      return 4;
-    case 4:
-      return 8;
-    case 8:
-      return 12;
-    case 16:
-      return 2;
-    default:
-      return 0;
-  }
+  return collector::width_lanes(width);
 }
 
 DerivedTotals if_mib_values(const CoreTotals& t, bool ietf_extended) {

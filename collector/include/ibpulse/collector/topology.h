@@ -90,6 +90,9 @@ struct TopologyChanges {
 };
 TopologyChanges diff(const Topology& before, const Topology& after);
 
+// PortInfo LinkWidth bits (1 = 1X, 2 = 4X, 4 = 8X, 8 = 12X, 16 = 2X) in lanes; 0 when unknown.
+unsigned width_lanes(uint8_t width);
+
 // Human names of PortInfo encodings: "4X", "EDR", "Active", "LinkUp"; "?" when unknown.
 std::string_view width_name(uint8_t width);
 std::string_view speed_name(const LinkState& link);  // extended speeds win when set
