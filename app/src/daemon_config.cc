@@ -462,10 +462,14 @@ std::vector<std::string> yaml_values(const YAML::Node& node) {
         nlohmann::json j = yaml_to_json(item);
         j["@line"] = item.Mark().line + 1;
         out.push_back(j.dump());
+      } else if (item.IsSequence()) {  // not what any key takes: its setter says so
+        out.push_back(yaml_to_json(item).dump());
       } else {
-        out.push_back(item.as<std::string>());
+        out.push_back(item.IsNull() ? std::string() : item.as<std::string>());
       }
     }
+  } else if (node.IsMap()) {
+    out.push_back(yaml_to_json(node).dump());
   } else if (!node.IsNull()) {
     out.push_back(node.as<std::string>());
   }
