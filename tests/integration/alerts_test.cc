@@ -121,10 +121,15 @@ std::string value_of(const TrapNotification& n, const std::string& oid) {
   return vb ? vb->type + " " + vb->value : "absent";
 }
 
+// The SNMPv3 reader of the test that has no v2c community.
+const char* const kReader =
+    "-v3 -l authPriv -u reader -a SHA-256 -A reader-auth-1 -x AES -X reader-priv-1";
+
 // The default-context ifIndex of ifName `name`, read from the daemon's agent ("" if none).
-std::string if_index_of(uint16_t port, const std::string& name) {
+std::string if_index_of(uint16_t port, const std::string& name,
+                        const std::string& access = "-v2c -c public") {
   const auto run =
-      snmp_tool("snmpbulkwalk -v2c -c public -On -Oq -t 2 -r 1 127.0.0.1:" + std::to_string(port) +
+      snmp_tool("snmpbulkwalk " + access + " -On -Oq -t 2 -r 1 127.0.0.1:" + std::to_string(port) +
                 " 1.3.6.1.2.1.31.1.1.1.1");
   for (const auto& [oid, value] : parse_varbinds(run.out)) {
     if (value == name) return oid.substr(oid.rfind('.') + 1);
@@ -228,18 +233,21 @@ TEST(AlertNotifications, ASymbolErrorBurstIsRaisedOnceAtEverySinkAndClearedAfter
 }
 
 // Unlink: IF-MIB linkDown for the switch port that lost its link, with its default-context
-// ifIndex; relink: linkUp. Two more flaps within the hold-down add no link notifications.
+// ifIndex; relink: linkUp. Two more flaps within the hold-down add no link notifications. The
+// --snmp.trap-sink sink sends v2c traps although v2c reads are off (only an SNMPv3 reader).
 TEST(AlertNotifications, UnlinkAndRelinkSendLinkDownAndLinkUpAndFlapsDoNotStorm) {
   auto trapd = Snmptrapd::start();
   ASSERT_TRUE(trapd);
   Daemon d(fabric(),
-           {"--snmp.trap-sink", trapd->address(), "--snmp.community", "public", "--snmp.listen",
-            "127.0.0.1:0", "--state.save-interval", "off", "--poll.port-info-interval", "1s"});
+           {"--snmp.trap-sink", trapd->address(), "--snmp.users",
+            R"({"name":"reader","auth-password":"reader-auth-1","priv-password":"reader-priv-1"})",
+            "--snmp.listen", "127.0.0.1:0", "--state.save-interval", "off",
+            "--poll.port-info-interval", "1s"});
   ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
   const PortInfo& hca = fabric().port("Hca1", 1);
   const std::string switch_port = hca.remote_node + "/" + std::to_string(hca.remote_port);
   std::this_thread::sleep_for(500ms);  // the agent's first view
-  const std::string if_index = if_index_of(d.snmp_port(), switch_port);
+  const std::string if_index = if_index_of(d.snmp_port(), switch_port, kReader);
   ASSERT_FALSE(if_index.empty());
   ASSERT_EQ(fabric().sim("link-down", {"Hca1[1]"}).exit_code, 0);
   auto got = trapd->wait_for(1, 15s);
