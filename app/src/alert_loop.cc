@@ -79,6 +79,16 @@ AlertStatus AlertLoop::status() const {
   return status_;
 }
 
+size_t AlertLoop::active_count() const {
+  std::lock_guard lock(mutex_);
+  return status_.active.size();
+}
+
+uint64_t AlertLoop::suppressed() const {
+  std::lock_guard lock(mutex_);
+  return status_.engine.suppressed;
+}
+
 void log_rules(const std::vector<exporters::alerts::Rule>& rules) {
   for (const auto& r : rules) {
     spdlog::debug("event=alert_rule rule={} counter={} severity={} origin=\"{}\"", r.name,

@@ -30,7 +30,10 @@ class AlertLoop {
   // Where notifications go (set before run(); none: only the log and /metrics).
   void set_notifier(Notifier notifier) { notifier_ = std::move(notifier); }
   void run(const std::atomic<bool>& stop);
-  AlertStatus status() const;
+  AlertStatus status() const;  // a copy of every active alert: for /metrics
+  // The cheap part, for the SNMP agent's thread, which reads it often.
+  size_t active_count() const;
+  uint64_t suppressed() const;
 
  private:
   void report(const exporters::alerts::Decision& d) const;

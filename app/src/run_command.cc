@@ -180,9 +180,8 @@ int run_daemon(const RunArgs& a) {
   }
   auto snmp = start_snmp_agent(*config, &snapshots, [&] {
     auto status = collector_status(poller.stats(), converter.stats(), snapshots.load());
-    const auto raised = alerts.status();
-    status.active_alerts = raised.active.size();
-    status.notifications_suppressed = raised.engine.suppressed;
+    status.active_alerts = alerts.active_count();
+    status.notifications_suppressed = alerts.suppressed();
     return status;
   });
   if (!snmp) return abort_start(fmt::format("snmp: {}", snmp.error()));

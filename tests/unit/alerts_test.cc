@@ -161,6 +161,24 @@ TEST(AlertRules, ABadRuleIsReportedWithItsLineAndTheOthersStay) {
   EXPECT_EQ(parsed.rules[0].threshold, 0);
 }
 
+TEST(AlertRules, EnabledAndThresholdsMustSayWhatTheyMean) {
+  const auto parsed =
+      parse_rules({{R"({"name": "link_degraded", "enabled": "Off"})", "f"},
+                   {R"({"name": "port_down", "enabled": "maybe"})", "f"},
+                   {R"({"name": "a", "counter": "symbol_error", "condition": "delta > inf"})", "f"},
+                   {R"({"name": "b", "counter": "utilisation", "condition": "value > 500%"})", "f"},
+                   {R"({"name": null, "counter": "symbol_error", "condition": "increased"})", "f"}},
+                  true);
+  ASSERT_EQ(parsed.errors.size(), 4u);
+  EXPECT_NE(parsed.errors[0].find("enabled: 'maybe'"), std::string::npos) << parsed.errors[0];
+  EXPECT_NE(parsed.errors[1].find("'inf' is not a number"), std::string::npos) << parsed.errors[1];
+  EXPECT_NE(parsed.errors[2].find("more than 100%"), std::string::npos) << parsed.errors[2];
+  EXPECT_NE(parsed.errors[3].find("give the rule a name"), std::string::npos) << parsed.errors[3];
+  for (const auto& r : parsed.rules)
+    EXPECT_NE(r.name, "link_degraded");
+  EXPECT_EQ(parsed.rules.size(), default_rules().size() - 1);  // port_down stays as it was
+}
+
 TEST(AlertRules, TheDefaultSetCoversTheDayOneFaults) {
   std::set<std::string> names;
   for (const auto& r : default_rules())
@@ -222,6 +240,80 @@ TEST(ThresholdEngine, ABurstSoonAfterTheFirstReadingCounts) {
   const auto d = step(e, f, 2);
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].event.value, 40);
+}
+
+TEST(ThresholdEngine, AWindowShorterThanTheSnapshotIntervalStillSeesIncreases) {
+  FabricClock f;
+  auto rules = parse_rules({{R"({"name": "quick", "counter": "symbol_error",
+      "condition": "delta > 0", "window": "100ms"})",
+                             "x"}},
+                           false);
+  ASSERT_TRUE(rules.errors.empty());
+  ThresholdEngine e(rules.rules, {});
+  step(e, f, 0);
+  step(e, f, 1);
+  f.symbol_errors[{kHca, 1}] = 3;
+  const auto d = step(e, f, 2);  // snapshots 1 s apart: the increase since the previous one
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].event.value, 3);
+}
+
+TEST(ThresholdEngine, TheClearOfAPortThatLeftCarriesTheObjectsOfItsRaise) {
+  FabricClock f;
+  auto rules = parse_rules({{R"({"name": "any", "counter": "symbol_error",
+      "condition": "increased", "clear-after": "5s"})",
+                             "x"}},
+                           false);
+  ThresholdEngine e(rules.rules, {});
+  step(e, f, 0);
+  f.symbol_errors[{kHca, 1}] = 9;
+  ASSERT_EQ(step(e, f, 1).size(), 1u);
+  // The HCA leaves the fabric: its port is no longer in the snapshots.
+  auto t = std::make_shared<collector::Topology>(*f.topology);
+  std::erase_if(t->ports, [](const auto& p) { return p.key.node_guid == kHca; });
+  std::erase_if(t->nodes, [](const auto& n) { return n.guid == kHca; });
+  f.topology = t;
+  std::vector<AlertEvent> cleared;
+  for (double s = 2; s <= 10; ++s) {
+    for (const auto& d : step(e, f, s))
+      cleared.push_back(d.event);
+  }
+  ASSERT_EQ(cleared.size(), 1u);
+  EXPECT_EQ(cleared[0].kind, EventKind::kCleared);
+  EXPECT_EQ(cleared[0].if_index, 5u);
+  EXPECT_EQ(cleared[0].node_name, "node07");
+}
+
+TEST(ThresholdEngine, ALinkUpWithheldAfterTheHoldDownIsSentLater) {
+  FabricClock f;
+  ThresholdEngine e({}, {.rate_limit = 1, .rate_interval = 10s, .link_hold_down = 5s});
+  step(e, f, 0);
+  f.link(kSwitch, 1).link.state = 1;
+  f.link(kHca, 1).link.state = 1;
+  // Both ports go down: one linkDown fits the limit, the other waits for its hold-down.
+  std::vector<Decision> all;
+  for (double t = 1; t <= 8; ++t) {
+    for (auto& d : step(e, f, t))
+      all.push_back(d);
+  }
+  f.link(kSwitch, 1).link.state = 4;  // up again after the hold-downs ended
+  f.link(kHca, 1).link.state = 4;
+  for (double t = 9; t <= 40; ++t) {
+    for (auto& d : step(e, f, t))
+      all.push_back(d);
+  }
+  std::map<std::pair<collector::PortKey, EventKind>, int> sent;
+  for (const auto& d : all) {
+    if (d.notify && d.event.kind != EventKind::kRateLimited) ++sent[{d.event.port, d.event.kind}];
+  }
+  // Every port ends with a sent linkUp after its sent linkDown: managers never keep a stale down.
+  for (collector::PortKey port : {collector::PortKey{kSwitch, 1}, collector::PortKey{kHca, 1}}) {
+    EXPECT_EQ((sent[{port, EventKind::kLinkDown}]), (sent[{port, EventKind::kLinkUp}]))
+        << port.node_guid;
+  }
+  EXPECT_GE((sent[{collector::PortKey{kSwitch, 1}, EventKind::kLinkDown}]) +
+                (sent[{collector::PortKey{kHca, 1}, EventKind::kLinkDown}]),
+            1);
 }
 
 TEST(ThresholdEngine, ErrorsBelowTheThresholdOrOutsideTheScopeRaiseNothing) {
@@ -369,8 +461,10 @@ TEST(ThresholdEngine, AFabricWideEventIsRateLimitedWithOneSummary) {
   ASSERT_EQ(summaries.size(), 1u);
   EXPECT_EQ(summaries[0].suppressed, 3u);
   EXPECT_EQ(summaries[0].window_seconds, 10u);
-  // The withheld raises are tried again in the next interval, within its limit.
+  // The withheld raises are tried again in the next interval, within its limit; a retry withheld
+  // again is not counted twice.
   EXPECT_EQ(retries.size(), 2u);
+  EXPECT_EQ(e.stats().suppressed, 3u);
 }
 
 TEST(EventQueue, DropsTheOldestWhenFull) {

@@ -47,6 +47,7 @@ void ThresholdEngine::Impl::index_ports(const FabricSnapshot& s) {
     for (const auto& p : s.ports)
       keys->push_back(p.key);
     layout = std::move(keys);
+    prune_links();
   }
   nodes.assign(s.ports.size(), nullptr);
   links.assign(s.ports.size(), nullptr);
@@ -57,11 +58,19 @@ void ThresholdEngine::Impl::index_ports(const FabricSnapshot& s) {
   }
 }
 
+void ThresholdEngine::Impl::prune_links() {
+  const auto gone = [this](collector::PortKey key) {
+    return !std::binary_search(layout->begin(), layout->end(), key);
+  };
+  std::erase_if(oper, [&](const auto& entry) { return gone(entry.first); });
+  std::erase_if(ever_active, gone);
+}
+
 const std::vector<char>& ThresholdEngine::Impl::scope_of(const Rule& rule, RuleState& st,
                                                          const FabricSnapshot& s) {
-  if (st.scope_layout == layout && st.scope_topology == s.topology.get()) return st.in_scope;
+  if (st.scope_layout == layout && st.scope_topology == s.topology) return st.in_scope;
   st.scope_layout = layout;
-  st.scope_topology = s.topology.get();
+  st.scope_topology = s.topology;
   st.in_scope.assign(s.ports.size(), 0);
   for (size_t i = 0; i < s.ports.size(); ++i) {
     st.in_scope[i] = nodes[i] != nullptr && rule.scope.matches(*nodes[i], s.ports[i].key.port);
@@ -69,8 +78,8 @@ const std::vector<char>& ThresholdEngine::Impl::scope_of(const Rule& rule, RuleS
   return st.in_scope;
 }
 
-bool ThresholdEngine::Impl::notify(AlertEvent e, Step& step) {
-  const bool sent = storm.admit(e, step.now);
+bool ThresholdEngine::Impl::notify(AlertEvent e, Step& step, bool retry) {
+  const bool sent = storm.admit(e, step.now, retry);
   stats.notified += sent;
   step.out.push_back({std::move(e), sent});
   return sent;
@@ -119,6 +128,8 @@ std::optional<double> ThresholdEngine::Impl::measure(const Rule& rule, RuleState
 
 void ThresholdEngine::Impl::clear(const Rule& rule, const Instance& in, AlertEvent e, Step& step) {
   e.kind = EventKind::kCleared;
+  e.if_index = in.if_index;
+  e.node_name = in.node_name;
   describe(e, rule, in.value);
   ++stats.cleared;
   if (in.notified) storm.admit_clear();  // managers heard the raise: they hear the clear
@@ -148,14 +159,18 @@ bool ThresholdEngine::Impl::update(const Rule& rule, Instance& in, std::optional
   if (due_raise) {
     in.raised = true;
     in.raised_wall = step.wall;
+    in.if_index = where.if_index;
+    in.node_name = where.node_name;
     ++stats.raised;
   }
   AlertEvent e = where;
   e.kind = EventKind::kRaised;
   e.renotify = renotify;
+  e.if_index = in.if_index;
+  e.node_name = in.node_name;
   describe(e, rule, in.value);
   in.last_notice = now;
-  in.notified = notify(std::move(e), step) || (renotify && in.notified);
+  in.notified = notify(std::move(e), step, retry) || (renotify && in.notified);
   return true;
 }
 
@@ -248,6 +263,8 @@ std::vector<AlertEvent> ThresholdEngine::active() const {
       e.kind = EventKind::kRaised;
       e.when = in.raised_wall;
       e.port = key;
+      e.if_index = in.if_index;
+      e.node_name = in.node_name;
       describe(e, rules_[r], in.value);
       out.push_back(std::move(e));
     }

@@ -5,6 +5,8 @@
 //
 // Thread safety: the engine's thread only.
 
+#include <memory>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -26,6 +28,10 @@ struct Instance {
   std::chrono::system_clock::time_point raised_wall{};
   double value = 0;
   uint64_t seen_round = 0;
+  // Where it was raised, as the raise said it: the clear carries the same objects even after
+  // the port left the fabric.
+  uint32_t if_index = 0;
+  std::string node_name;
 };
 
 struct RuleState {
@@ -34,7 +40,7 @@ struct RuleState {
   // Whether each port of the current layout is in the rule's scope.
   std::vector<char> in_scope;
   PortLayout scope_layout;
-  const collector::Topology* scope_topology = nullptr;
+  std::shared_ptr<const collector::Topology> scope_topology;
 };
 
 // What one evaluation produces, and the clocks it runs on.
@@ -74,7 +80,9 @@ struct ThresholdEngine::Impl {
   // Instances of ports gone from the snapshot: their condition no longer holds.
   void expire_vanished(const Rule& rule, RuleState& st, Step& step);
   // Hands an event to storm control and records the decision; true when it may be sent.
-  bool notify(AlertEvent e, Step& step);
+  bool notify(AlertEvent e, Step& step, bool retry = false);
+  // Forgets the link history of ports no longer in the snapshot.
+  void prune_links();
   void clear(const Rule& rule, const Instance& in, AlertEvent e, Step& step);
 };
 

@@ -21,16 +21,26 @@ std::optional<Increase> CounterHistory::increase(const converters::FabricSnapsho
   const converters::PortSnapshot& p = s.ports[i];
   const auto now = counter_value(source_, p);
   if (!now) return std::nullopt;
-  for (const Slot& slot : slots_) {  // the oldest inside the window with a value
-    if (slot.time + window_ < s.published || slot.time >= s.published) continue;
-    const uint64_t base = value_in(slot, layout, i, p.key);
-    if (base == kAbsent) continue;
-    const double seconds = std::chrono::duration<double>(s.published - slot.time).count();
-    // Totals never go down; a lower value means the port's history restarted (its state was
-    // lost): no increase rather than a huge one.
-    return Increase{*now >= base ? *now - base : 0, seconds};
+  // The base: the newest value from at least a window ago, so the increase covers the whole
+  // window (and a window shorter than the snapshot interval still has one); without one yet,
+  // the oldest value inside the window (a port read only recently).
+  const Slot* base_slot = nullptr;
+  uint64_t base = kAbsent;
+  for (const Slot& slot : slots_) {
+    if (slot.time >= s.published) break;
+    const bool covers = slot.time + window_ <= s.published;
+    if (!covers && base_slot != nullptr) break;
+    const uint64_t v = value_in(slot, layout, i, p.key);
+    if (v == kAbsent) continue;
+    base_slot = &slot;
+    base = v;
+    if (!covers) break;
   }
-  return std::nullopt;
+  if (base_slot == nullptr) return std::nullopt;
+  const double seconds = std::chrono::duration<double>(s.published - base_slot->time).count();
+  // Totals never go down; a lower value means the port's history restarted (its state was
+  // lost): no increase rather than a huge one.
+  return Increase{*now >= base ? *now - base : 0, seconds};
 }
 
 void CounterHistory::observe(const converters::FabricSnapshot& s, const PortLayout& layout) {

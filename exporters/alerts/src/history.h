@@ -2,8 +2,9 @@
 // A counter's recent values on every port, for increases over a rule's window. All ports share
 // the snapshot times, so one ring of a few slots per (counter, window) holds a value per port:
 // a slot kept every window/6, plus the previous snapshot's values (replaced at each snapshot).
-// The base of an increase is the oldest value inside the window, so a burst right after a port's
-// first reading, before a kept slot had its value, still counts.
+// The base of an increase is the newest value from at least a window ago (else, for a port read
+// only recently, the oldest one inside the window), so a burst right after a port's first
+// reading, before a kept slot had its value, still counts.
 //
 // Thread safety: the engine's thread only.
 
@@ -32,7 +33,7 @@ class CounterHistory {
   const CounterSource& source() const { return source_; }
   milliseconds window() const { return window_; }
 
-  // Port `i` of `s`, against the oldest value inside the window; none without a base.
+  // Port `i` of `s` against its base value (see above); none without one.
   std::optional<Increase> increase(const converters::FabricSnapshot& s, const PortLayout& layout,
                                    size_t i) const;
   // Stores the snapshot's values: kept when a step has passed since the newest kept slot,

@@ -1,7 +1,10 @@
 // alerts.rules: one JSON object per rule (a YAML map, as the config reader hands it on).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -35,7 +38,11 @@ Result<double> parse_number(std::string text, bool& percent) {
   if (percent) text.pop_back();
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !(v >= 0)) return Err("'{}' is not a number", text);
+  const bool digits = text.find_first_not_of("0123456789.eE+-") == std::string::npos;
+  if (text.empty() || !digits || *end != '\0' || !std::isfinite(v) || v < 0) {
+    return Err("'{}' is not a number of 0 or more", text);
+  }
+  if (percent && v > 100) return Err("'{}%' is more than 100%", text);
   return percent ? v / 100 : v;
 }
 
@@ -244,10 +251,14 @@ Status parse_rule_fields(const json& j, Rule& r) {
   return Ok{};
 }
 
-bool enabled(const json& j) {
+// `enabled`: true/yes/on/1 or false/no/off/0 (any case); anything else is an error.
+Result<bool> enabled(const json& j) {
   if (!j.contains("enabled")) return true;
-  const std::string v = text_of(j["enabled"]);
-  return !(v == "false" || v == "no" || v == "0");
+  std::string v = text_of(j["enabled"]);
+  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (v == "true" || v == "yes" || v == "on" || v == "1") return true;
+  if (v == "false" || v == "no" || v == "off" || v == "0") return false;
+  return Err("enabled: '{}' (write true or false)", text_of(j["enabled"]));
 }
 
 }  // namespace
@@ -266,7 +277,7 @@ ParsedRules parse_rules(const std::vector<RuleText>& texts, bool with_defaults) 
           fmt::format("{}: rule {}: a rule is a map of name, counter, ...", where, i + 1));
       continue;
     }
-    const std::string name = j.contains("name") ? text_of(j["name"]) : "";
+    const std::string name = j.contains("name") && j["name"].is_string() ? text_of(j["name"]) : "";
     const auto fail = [&](const std::string& why) {
       out.errors.push_back(fmt::format("{}: rule '{}': {}", where,
                                        name.empty() ? fmt::format("#{}", i + 1) : name, why));
@@ -281,7 +292,12 @@ ParsedRules parse_rules(const std::vector<RuleText>& texts, bool with_defaults) 
     }
     auto existing = std::find_if(out.rules.begin(), out.rules.end(),
                                  [&](const Rule& r) { return r.name == name; });
-    if (!enabled(j)) {
+    const auto on = enabled(j);
+    if (!on) {
+      fail(on.error());
+      continue;
+    }
+    if (!*on) {
       if (existing != out.rules.end()) out.rules.erase(existing);
       continue;
     }

@@ -7,14 +7,16 @@ constexpr unsigned kLinkChangesPerHoldDown = 2;  // a down and the up that ends 
 
 }  // namespace
 
-bool StormControl::take_budget(Clock::time_point now) {
+bool StormControl::take_budget(Clock::time_point now, bool count_if_withheld) {
   if (interval_start_ == Clock::time_point{}) interval_start_ = now;
   if (sent_in_interval_ < options_.rate_limit) {
     ++sent_in_interval_;
     return true;
   }
-  ++withheld_in_interval_;
-  ++suppressed_total_;
+  if (count_if_withheld) {
+    ++withheld_in_interval_;
+    ++suppressed_total_;
+  }
   return false;
 }
 
@@ -29,7 +31,7 @@ bool StormControl::admit_link(const AlertEvent& event, Clock::time_point now) {
     ++suppressed_total_;
     return false;
   }
-  if (!take_budget(now)) {
+  if (!take_budget(now, true)) {
     port.pending = event;
     return false;
   }
@@ -39,11 +41,11 @@ bool StormControl::admit_link(const AlertEvent& event, Clock::time_point now) {
   return true;
 }
 
-bool StormControl::admit(const AlertEvent& event, Clock::time_point now) {
+bool StormControl::admit(const AlertEvent& event, Clock::time_point now, bool retry) {
   if (event.kind == EventKind::kLinkDown || event.kind == EventKind::kLinkUp) {
     return admit_link(event, now);
   }
-  return take_budget(now);
+  return take_budget(now, !retry);
 }
 
 std::vector<AlertEvent> StormControl::tick(Clock::time_point now,
@@ -75,7 +77,9 @@ std::vector<AlertEvent> StormControl::tick(Clock::time_point now,
         if (admit_link(last, now)) out.push_back(std::move(last));
       }
     }
-    if (hold_over && !port.pending) {
+    // A port whose last notified state is down stays: its linkUp must never be lost, even
+    // when it comes after the hold-down and the rate limit withholds it.
+    if (hold_over && !port.pending && port.last_sent == EventKind::kLinkUp) {
       it = links_.erase(it);
     } else {
       ++it;

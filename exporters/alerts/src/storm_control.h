@@ -20,8 +20,9 @@ class StormControl {
   using Clock = converters::Clock;
   explicit StormControl(const EngineOptions& options) : options_(options) {}
 
-  // Whether a raise, re-notification or link change may be sent now (counted if so).
-  bool admit(const AlertEvent& event, Clock::time_point now);
+  // Whether a raise, re-notification or link change may be sent now (counted if so). A retry of
+  // a raise withheld before is not counted as withheld again.
+  bool admit(const AlertEvent& event, Clock::time_point now, bool retry = false);
   // A clear of a raise that was sent: always sent, so managers never keep a stale alarm (bounded
   // by the raises admitted before it).
   void admit_clear() { ++sent_in_interval_; }
@@ -34,7 +35,7 @@ class StormControl {
 
  private:
   bool admit_link(const AlertEvent& event, Clock::time_point now);
-  bool take_budget(Clock::time_point now);
+  bool take_budget(Clock::time_point now, bool count_if_withheld);
 
   struct PortLinks {
     Clock::time_point hold_start{};
