@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cstdio>
 #include <fstream>
 #include <regex>
 #include <thread>
@@ -116,25 +115,76 @@ uint64_t total_in(const std::string& log, const std::string& line) {
   return std::stoull(log.substr(at + line.size()));
 }
 
-}  // namespace ibpulse::testing
+namespace {
 
-namespace ibpulse::testing {
+// What a GET came back with: the body (kBody), an HTTP error status and the body it carried
+// (kHttpError), or why no answer came (kFailed).
+struct Fetched {
+  enum Kind { kBody, kHttpError, kFailed } kind = kFailed;
+  int code = 0;
+  std::string text;
+};
+
+// GETs `url` with python3's urllib (a project dependency). The script writes a status line
+// ("OK", "HTTP <code>" or "ERROR") and then the body or the error, so a body is never taken for
+// a status.
+Fetched fetch(const std::string& url, const std::vector<std::string>& params) {
+  std::vector<std::string> argv = {
+      "python3", "-c",
+      "import sys, urllib.request, urllib.parse, urllib.error\n"
+      "url = sys.argv[1]\n"
+      "params = [tuple(a.split('=', 1)) for a in sys.argv[2:]]\n"
+      "if params: url += '?' + urllib.parse.urlencode(params)\n"
+      "try:\n"
+      " sys.stdout.write('OK\\n' + urllib.request.urlopen(url, timeout=20).read().decode())\n"
+      "except urllib.error.HTTPError as e:\n"
+      " sys.stdout.write('HTTP %d\\n%s' % (e.code, e.read().decode()))\n"
+      "except Exception as e:\n"
+      " sys.stdout.write('ERROR\\n%s' % e)\n",
+      url};
+  argv.insert(argv.end(), params.begin(), params.end());
+  const auto run = sim::run_command(argv, {}, 30s);
+  if (!run) return {Fetched::kFailed, 0, run.error()};
+  const std::string& out = run->out;
+  const auto eol = out.find('\n');
+  if (eol == std::string::npos) {
+    return {Fetched::kFailed, 0,
+            "python3 exited " + std::to_string(run->exit_code) + ": " + run->err};
+  }
+  const std::string status = out.substr(0, eol);
+  std::string text = out.substr(eol + 1);
+  if (status == "OK") return {Fetched::kBody, 0, std::move(text)};
+  if (status.starts_with("HTTP "))
+    return {Fetched::kHttpError, std::stoi(status.substr(5)), std::move(text)};
+  return {Fetched::kFailed, 0, std::move(text)};
+}
+
+}  // namespace
+
+std::string http_get_url(const std::string& url, const std::vector<std::string>& params) {
+  Fetched got = fetch(url, params);
+  switch (got.kind) {
+    case Fetched::kBody:
+      return std::move(got.text);
+    case Fetched::kHttpError:
+      return "HTTP " + std::to_string(got.code) + " " + got.text;
+    case Fetched::kFailed:
+      break;
+  }
+  return "ERROR " + got.text;
+}
 
 std::string http_get(uint16_t port, const std::string& path) {
-  const std::string command =
-      "python3 -c 'import sys, urllib.request, urllib.error\n"
-      "try:\n sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=20).read().decode())\n"
-      "except urllib.error.HTTPError as e:\n print(\"HTTP\", e.code)' http://127.0.0.1:" +
-      std::to_string(port) + path;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return "popen failed";
-  std::string out;
-  char buf[65536];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0)
-    out.append(buf, n);
-  ::pclose(pipe);
-  return out;
+  Fetched got = fetch("http://127.0.0.1:" + std::to_string(port) + path, {});
+  switch (got.kind) {
+    case Fetched::kBody:
+      return std::move(got.text);
+    case Fetched::kHttpError:
+      return "HTTP " + std::to_string(got.code) + "\n";
+    case Fetched::kFailed:
+      break;
+  }
+  return "ERROR " + got.text;
 }
 
 }  // namespace ibpulse::testing

@@ -42,7 +42,11 @@ class Daemon {
 };
 
 std::string read_text_file(const std::filesystem::path& path);
-// GET http://127.0.0.1:<port><path> (python3's urllib): the body, or "HTTP <code>" on an error.
+// GET `url` (python3's urllib) with `params` ("name=value", url-encoded into its query): the
+// body, "HTTP <code> <body>" on an HTTP error status, or "ERROR <what>" when no answer came.
+std::string http_get_url(const std::string& url, const std::vector<std::string>& params = {});
+// GET http://127.0.0.1:<port><path>: the body, "HTTP <code>\n" (status only) on an HTTP error
+// status, or "ERROR <what>" when no answer came.
 std::string http_get(uint16_t port, const std::string& path);
 // A loopback port nobody uses now (bound to port 0, then released): SOCK_STREAM or SOCK_DGRAM.
 uint16_t free_loopback_port(int socket_type);

@@ -26,23 +26,6 @@ SimFabric& fabric() {
   return SimFabricEnvironment::fabric();
 }
 
-// GET with Python's urllib (python3 is a project dependency): the body, or "HTTP <code>".
-std::string http_get(uint16_t port, const std::string& path) {
-  const std::string command =
-      "python3 -c 'import sys, urllib.request, urllib.error\n"
-      "try:\n sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=20).read().decode())\n"
-      "except urllib.error.HTTPError as e:\n print(\"HTTP\", e.code)' http://127.0.0.1:" +
-      std::to_string(port) + path;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  std::string out;
-  char buf[65536];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0)
-    out.append(buf, n);
-  ::pclose(pipe);
-  return out;
-}
-
 TEST(Prometheus, ServesExactCountersInfoAndSelfMetricsThatLintClean) {
   fabric().set("PerformanceSet \"Hca1\"[1] PortCounters.SymbolErrorCounter=1234");
   fabric().set("PerformanceSet \"Hca1\"[1] PortCounters.LinkDownedCounter=7");

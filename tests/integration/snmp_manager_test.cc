@@ -25,17 +25,6 @@ SimFabric& fabric() {
   return SimFabricEnvironment::fabric();
 }
 
-std::string http_get(const std::string& url) {
-  auto out = sim::run_command(
-      {"python3", "-c",
-       "import sys, urllib.request\n"
-       "try:\n sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=10).read().decode())\n"
-       "except Exception as e:\n sys.stdout.write('ERROR %s' % e)\n",
-       url},
-      {}, 30s);
-  return out ? out->out : "ERROR " + out.error();
-}
-
 // The value of the one sample line of `text` that matches `pattern` (a regex up to the value).
 std::string sample_value(const std::string& text, const std::string& pattern) {
   std::smatch m;
@@ -65,9 +54,9 @@ struct SnmpExporter {
   std::string scrape(uint16_t agent_port) const {
     const std::string url = "http://127.0.0.1:" + std::to_string(port) +
                             "/snmp?module=if_mib&target=127.0.0.1:" + std::to_string(agent_port);
-    for (int i = 0; i < 50; ++i) {  // until it listens
-      std::string body = http_get(url);
-      if (!body.starts_with("ERROR")) return body;
+    for (int i = 0; i < 50; ++i) {  // until it listens and answers
+      std::string body = http_get_url(url);
+      if (!body.starts_with("ERROR") && !body.starts_with("HTTP ")) return body;
       std::this_thread::sleep_for(100ms);
     }
     return "ERROR no answer; log: " + read_text_file(log);
@@ -88,8 +77,7 @@ TEST(SnmpManager, SnmpExporterSeesTheSameCountersAsTheMetricsEndpoint) {
   SnmpExporter exporter;
   ASSERT_NE(exporter.process.pid, 0) << "prometheus-snmp-exporter did not start";
   const std::string via_snmp = exporter.scrape(d.snmp_port());
-  const std::string via_metrics =
-      http_get("http://127.0.0.1:" + std::to_string(d.web_port()) + "/metrics");
+  const std::string via_metrics = http_get(d.web_port(), "/metrics");
   const std::string snmp_value = sample_value(
       via_snmp, R"(ifHCOutOctets\{ifAlias="to Hca2/1",ifIndex="[0-9]+",ifName="Switch2/1"\})");
   const std::string own_value = sample_value(
