@@ -7,15 +7,10 @@
 // node_guid/port an alert is about). The expressions that may stay empty here are listed below
 // with the reason.
 //
-// Prometheus runs as a child of this process with PR_SET_PDEATHSIG (as in
-// prometheus_server_test.cc); queries go through its HTTP API with python3's urllib, all of a
+// The server is the harness's PrometheusServer (prometheus_server.h), as in
+// prometheus_server_test.cc; the expressions go to its HTTP API with python3's urllib, all of a
 // batch in one python3 process.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
@@ -24,9 +19,9 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
-#include <thread>
 
 #include "daemon_client.h"
+#include "prometheus_server.h"
 #include "sim_fabric.h"
 
 namespace ibpulse::testing {
@@ -74,104 +69,6 @@ std::vector<nlohmann::json> query_all(uint16_t port, const std::vector<std::stri
     answers[i] = all[i];
   return answers;
 }
-
-// A Prometheus server scraping one target every second and evaluating the project's rule
-// files, until destroyed.
-class Prometheus {
- public:
-  explicit Prometheus(uint16_t target_port) {
-    dir_ = fs::temp_directory_path() / ("ibpulse-dashboards-prom-" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "data");
-    const fs::path rules = kDashboards / "prometheus";
-    std::ofstream(dir_ / "prometheus.yml")
-        << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n"
-        << "rule_files:\n  - " << (rules / "ibpulse-alerts.rules.yml").string() << "\n  - "
-        << (rules / "ibpulse-recording.rules.yml").string() << "\n"
-        << "scrape_configs:\n  - job_name: ibpulse\n    static_configs:\n"
-        << "      - targets: ['127.0.0.1:" << target_port << "']\n";
-    port_ = free_loopback_port(SOCK_STREAM);
-    const auto program = sim::find_program("prometheus");
-    if (!program || port_ == 0) return;
-    const std::vector<std::string> args = {
-        program->string(), "--config.file=" + (dir_ / "prometheus.yml").string(),
-        "--storage.tsdb.path=" + (dir_ / "data").string(),
-        "--web.listen-address=127.0.0.1:" + std::to_string(port_), "--log.level=warn"};
-    std::vector<char*> argv;
-    for (const auto& a : args)
-      argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    const std::string log = (dir_ / "prometheus.log").string();
-    const pid_t parent = ::getpid();
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (::getppid() != parent) ::_exit(127);
-      const int null = ::open("/dev/null", O_RDONLY);
-      const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      ::dup2(null, 0);
-      ::dup2(out, 1);
-      ::dup2(out, 2);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
-  }
-  ~Prometheus() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGTERM);
-      int status = 0;
-      const auto until = std::chrono::steady_clock::now() + 5s;
-      while (::waitpid(pid_, &status, WNOHANG) == 0) {
-        if (std::chrono::steady_clock::now() > until) {
-          ::kill(pid_, SIGKILL);
-          ::waitpid(pid_, &status, 0);
-          break;
-        }
-        std::this_thread::sleep_for(50ms);
-      }
-    }
-    fs::remove_all(dir_);
-  }
-  Prometheus(const Prometheus&) = delete;
-  Prometheus& operator=(const Prometheus&) = delete;
-
-  std::string log() const { return read_text_file(dir_ / "prometheus.log"); }
-  uint16_t port() const { return port_; }
-
-  bool wait_ready(std::chrono::milliseconds timeout) const {
-    if (pid_ <= 0) return false;
-    const auto until = std::chrono::steady_clock::now() + timeout;
-    while (true) {
-      const auto a = query_all(port_, {"vector(1)"});
-      if (a[0].value("status", "") == "success") return true;
-      if (std::chrono::steady_clock::now() > until || ::waitpid(pid_, nullptr, WNOHANG) != 0)
-        return false;
-      std::this_thread::sleep_for(200ms);
-    }
-  }
-
-  // The number of series `expr` returns (-1 when the query failed).
-  int count(const std::string& expr) const {
-    const auto a = query_all(port_, {expr})[0];
-    if (a.value("status", "") != "success") return -1;
-    return static_cast<int>(a.at("data").at("result").size());
-  }
-
-  // Waits until `expr` returns at least one series.
-  bool wait_for_series(const std::string& expr, std::chrono::milliseconds timeout) const {
-    const auto until = std::chrono::steady_clock::now() + timeout;
-    while (count(expr) <= 0) {
-      if (std::chrono::steady_clock::now() > until) return false;
-      std::this_thread::sleep_for(500ms);
-    }
-    return true;
-  }
-
- private:
-  fs::path dir_;
-  uint16_t port_ = 0;
-  pid_t pid_ = 0;
-};
 
 // One expression to check, where it comes from and what it must return.
 struct Check {
@@ -354,7 +251,10 @@ TEST(DashboardsPromql, EveryExpressionParsesAndReturnsTheSeriesItsPanelShows) {
                       "--collect.vl", "true", "--collect.lanes", "true"});
   ASSERT_TRUE(d.wait_for("event=ready ports=12 stale=0", 15s)) << d.log();
   ASSERT_NE(d.web_port(), 0) << d.log();
-  Prometheus prom(d.web_port());
+  const fs::path rule_dir = kDashboards / "prometheus";
+  PrometheusServer prom(d.web_port(), {.rule_files = {rule_dir / "ibpulse-alerts.rules.yml",
+                                                      rule_dir / "ibpulse-recording.rules.yml"},
+                                       .evaluation_interval = 1s});
   ASSERT_TRUE(prom.wait_ready(30s)) << prom.log();
   const std::string hca1 = "{node_guid=\"" + guid_of("Hca1") + "\",port=\"1\"}";
   // A baseline of every counter before anything moves them.

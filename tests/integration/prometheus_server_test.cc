@@ -3,24 +3,13 @@
 // `ibpulse sim traffic` injected, and on a node read through its 32-bit PortCounters only,
 // cleared by the daemon under `threshold`, resets() over the exported counter stays 0.
 //
-// Prometheus runs as a child of this process with PR_SET_PDEATHSIG, so it dies with the test
-// binary whatever happens; the Prometheus object stops it on every normal path. Queries go
-// through its HTTP API with python3's urllib (a project dependency).
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
+// The server is the harness's PrometheusServer (prometheus_server.h): a child of this process
+// that dies with it, queried through its HTTP API.
+#include "prometheus_server.h"
 
-#include <cmath>
-#include <fstream>
+#include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
-#include <optional>
-#include <regex>
 #include <thread>
 
 #include "daemon_client.h"
@@ -42,147 +31,6 @@ std::string guid_of(const std::string& node) {
 double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
-
-// GET `url` with `params` url-encoded: the body, or "HTTP <code> <body>" / "ERROR <what>".
-std::string http_get(const std::string& url, const std::vector<std::string>& params = {}) {
-  std::vector<std::string> argv = {
-      "python3", "-c",
-      "import sys, urllib.request, urllib.parse, urllib.error\n"
-      "url = sys.argv[1]\n"
-      "params = [tuple(a.split('=', 1)) for a in sys.argv[2:]]\n"
-      "if params: url += '?' + urllib.parse.urlencode(params)\n"
-      "try:\n sys.stdout.write(urllib.request.urlopen(url, timeout=10).read().decode())\n"
-      "except urllib.error.HTTPError as e:\n"
-      " sys.stdout.write('HTTP %d %s' % (e.code, e.read().decode()))\n"
-      "except Exception as e:\n sys.stdout.write('ERROR %s' % e)\n",
-      url};
-  argv.insert(argv.end(), params.begin(), params.end());
-  auto out = sim::run_command(argv, {}, 30s);
-  if (!out) return "ERROR " + out.error();
-  return out->out;
-}
-
-// A Prometheus server scraping one target every second, until destroyed.
-class Prometheus {
- public:
-  explicit Prometheus(uint16_t target_port) {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("ibpulse-prometheus-" + std::to_string(::getpid()) + "-" + std::to_string(runs_++));
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_ / "data");
-    std::ofstream(dir_ / "prometheus.yml") << "global:\n"
-                                              "  scrape_interval: 1s\n"
-                                              "  scrape_timeout: 1s\n"
-                                              "scrape_configs:\n"
-                                              "  - job_name: ibpulse\n"
-                                              "    static_configs:\n"
-                                              "      - targets: ['127.0.0.1:"
-                                           << target_port << "']\n";
-    port_ = free_loopback_port(SOCK_STREAM);
-    const auto program = sim::find_program("prometheus");
-    if (!program || port_ == 0) return;
-    // Everything the child needs is built before fork: it only opens, dups and execs.
-    const std::vector<std::string> args = {
-        program->string(), "--config.file=" + (dir_ / "prometheus.yml").string(),
-        "--storage.tsdb.path=" + (dir_ / "data").string(),
-        "--web.listen-address=127.0.0.1:" + std::to_string(port_), "--log.level=warn"};
-    std::vector<char*> argv;
-    for (const auto& a : args)
-      argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    const std::string log = (dir_ / "prometheus.log").string();
-    const pid_t parent = ::getpid();
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (::getppid() != parent) ::_exit(127);
-      const int null = ::open("/dev/null", O_RDONLY);
-      const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      ::dup2(null, 0);
-      ::dup2(out, 1);
-      ::dup2(out, 2);
-      ::execv(argv[0], argv.data());
-      ::_exit(127);
-    }
-  }
-
-  ~Prometheus() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGTERM);
-      int status = 0;
-      const auto until = std::chrono::steady_clock::now() + 5s;
-      while (::waitpid(pid_, &status, WNOHANG) == 0) {
-        if (std::chrono::steady_clock::now() > until) {
-          ::kill(pid_, SIGKILL);
-          ::waitpid(pid_, &status, 0);
-          break;
-        }
-        std::this_thread::sleep_for(50ms);
-      }
-    }
-    std::filesystem::remove_all(dir_);
-  }
-  Prometheus(const Prometheus&) = delete;
-  Prometheus& operator=(const Prometheus&) = delete;
-
-  std::string log() const { return read_text_file(dir_ / "prometheus.log"); }
-
-  // True once /-/ready answers; false when it never did or Prometheus did not start.
-  bool wait_ready(std::chrono::milliseconds timeout) const {
-    if (pid_ <= 0) return false;
-    const auto until = std::chrono::steady_clock::now() + timeout;
-    while (http_get(url("/-/ready")).find("Ready") == std::string::npos) {
-      if (std::chrono::steady_clock::now() > until || ::waitpid(pid_, nullptr, WNOHANG) != 0)
-        return false;
-      std::this_thread::sleep_for(200ms);
-    }
-    return true;
-  }
-
-  // /api/v1/query for `expr` (at `at`, Unix seconds, or now): its `data.result`, or null with
-  // the whole answer in `error` when the query failed.
-  nlohmann::json query(const std::string& expr, std::optional<double> at = {},
-                       std::string* error = nullptr) const {
-    std::vector<std::string> params = {"query=" + expr};
-    if (at) params.push_back("time=" + std::to_string(*at));
-    const std::string body = http_get(url("/api/v1/query"), params);
-    const auto answer = nlohmann::json::parse(body, nullptr, false);
-    if (answer.is_discarded() || answer.value("status", "") != "success") {
-      if (error) *error = body;
-      return nullptr;
-    }
-    return answer.at("data").at("result");
-  }
-
-  // The value of a one-series instant vector, or NaN when there is no single series.
-  double value(const std::string& expr, std::optional<double> at = {}) const {
-    const auto result = query(expr, at);
-    if (!result.is_array() || result.size() != 1) return std::nan("");
-    return std::stod(result[0].at("value")[1].get<std::string>());
-  }
-
-  // Waits until `expr` (one series) is at least `min`; its last value.
-  double wait_at_least(const std::string& expr, double min,
-                       std::chrono::milliseconds timeout) const {
-    const auto until = std::chrono::steady_clock::now() + timeout;
-    double v = value(expr);
-    while (!(v >= min) && std::chrono::steady_clock::now() < until) {
-      std::this_thread::sleep_for(250ms);
-      v = value(expr);
-    }
-    return v;
-  }
-
- private:
-  std::string url(const std::string& path) const {
-    return "http://127.0.0.1:" + std::to_string(port_) + path;
-  }
-
-  static inline int runs_ = 0;
-  std::filesystem::path dir_;
-  uint16_t port_ = 0;
-  pid_t pid_ = 0;
-};
 
 std::string series(const std::string& metric, const std::string& node) {
   return metric + "{node_guid=\"" + guid_of(node) + "\",port=\"1\"}";
@@ -210,7 +58,7 @@ TEST(PrometheusServer, RateOfTransmitBytesMatchesTheInjectedRate) {
   ASSERT_TRUE(d.wait_for("event=ready ports=12 stale=0", 15s)) << d.log();
   const uint16_t port = d.web_port();
   ASSERT_NE(port, 0) << d.log();
-  Prometheus prom(port);
+  PrometheusServer prom(port);
   ASSERT_TRUE(prom.wait_ready(30s)) << prom.log();
   const std::string xmit = series("infiniband_port_xmit_data_bytes_total", "Hca1");
   const std::string rcv = series("infiniband_port_rcv_data_bytes_total", "Hca1");
@@ -277,7 +125,7 @@ TEST(PrometheusServer, ThirtyTwoBitOnlyNodeClearedUnderThresholdShowsNoResets) {
   ASSERT_TRUE(d.wait_for("event=ready ports=12 stale=0", 15s)) << d.log();
   const uint16_t port = d.web_port();
   ASSERT_NE(port, 0) << d.log();
-  Prometheus prom(port);
+  PrometheusServer prom(port);
   ASSERT_TRUE(prom.wait_ready(30s)) << prom.log();
   const std::string xmit = series("infiniband_port_xmit_data_bytes_total", "Hca4");
   // A few samples from before the clear.
