@@ -414,6 +414,32 @@ TEST_F(LinkTrapsOffTest, NoLinkTrapsAndIfLinkUpDownTrapEnableDisabled) {
   EXPECT_EQ(value, "2\n");
 }
 
+// Last (it restarts the inform receiver): informs in flight when the receiver went away time out
+// together and are sent again in the order they were made, so a clear never overtakes its raise.
+TEST_F(SnmpTrapTest, UnacknowledgedInformsAreSentAgainInTheirOrder) {
+  ASSERT_TRUE(agent_);
+  const Mark m;
+  agent_->notify(rate_limited(2000));
+  next(*inform_, m.inform);  // the receiver's engineID is known
+  const uint16_t port = inform_->port();
+  inform_.reset();
+  for (uint32_t i = 1; i <= 5; ++i)
+    agent_->notify(rate_limited(2000 + i));  // in flight together, then timed out
+  std::this_thread::sleep_for(1500ms);
+  inform_ = Snmptrapd::start({trapd_user(user("informer"))}, port);
+  ASSERT_TRUE(inform_);
+  const std::vector<TrapNotification> got = inform_->wait_for(5, 20s);
+  const auto st = stats(kInform);
+  ASSERT_EQ(got.size(), 5u) << inform_->output() << " sent " << st.sent << " acked "
+                            << st.acknowledged << " retried " << st.retried << " failed "
+                            << st.failed << " dropped " << st.dropped;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const testing::TrapVarBind* count = got[i].find(kObjects + "11.0");
+    ASSERT_NE(count, nullptr);
+    EXPECT_EQ(count->value, std::to_string(2001 + i));
+  }
+}
+
 TEST(TrapSinkConfig, ParsesEveryKeyAndSaysWhatToWrite) {
   auto s = parse_trap_sink(
       R"({"address": "10.0.0.5:1162", "type": "v3-inform", "user": "nms",

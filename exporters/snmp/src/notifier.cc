@@ -41,6 +41,7 @@ struct Notifier::Sink {
   struct Item {
     Varbinds varbinds;
     uint32_t rounds = 0;  // times sent
+    uint64_t seq = 0;     // the order the notifications were made in
   };
   // One per request handed to net-snmp (its callback's `magic`), which calls back exactly once
   // with the outcome: answered, or timed out (also when the session closes).
@@ -55,7 +56,8 @@ struct Notifier::Sink {
   const Log* log = nullptr;
   SinkCounters counters;
   netsnmp_session* session = nullptr;
-  std::deque<Item> queue;  // informs to send, oldest first
+  std::deque<Item> queue;  // informs to send, oldest (lowest seq) first
+  uint64_t next_seq = 0;
   size_t in_flight = 0;
   bool probing = false, engine_known = false, closing = false;
   bool failing = false;  // said so in the log; said again when it answers
@@ -70,8 +72,16 @@ struct Notifier::Sink {
     if (*log) (*log)(priority, message);
   }
 
-  void enqueue_front(Item item) {
-    queue.push_front(std::move(item));
+  void enqueue(Varbinds varbinds) {
+    queue.push_back({std::move(varbinds), 0, next_seq++});
+    trim();
+  }
+  // An inform sent but not acknowledged goes back in its place: several time out together, and
+  // a clear must never overtake the raise it clears.
+  void requeue(Item item) {
+    const auto at = std::upper_bound(queue.begin(), queue.end(), item.seq,
+                                     [](uint64_t seq, const Item& i) { return seq < i.seq; });
+    queue.insert(at, std::move(item));
     trim();
   }
   void trim() {
@@ -131,11 +141,13 @@ struct Notifier::Sink {
       return 1;
     }
     // Unacknowledged, or a Report (unknown user, wrong keys, a new engineID): again later.
-    if (received && pdu->command == SNMP_MSG_REPORT &&
-        snmpv3_get_report_type(pdu) == SNMPERR_UNKNOWN_ENG_ID) {
+    // Unanswered too: the receiver may have restarted with another engineID (its Reports then
+    // reach net-snmp only as security errors), so the next round discovers it again.
+    if (!received || (pdu->command == SNMP_MSG_REPORT &&
+                      snmpv3_get_report_type(pdu) == SNMPERR_UNKNOWN_ENG_ID)) {
       sink.forget_engine();
     }
-    sink.enqueue_front(std::move(request->item));
+    sink.requeue(std::move(request->item));
     sink.round_failed(received ? "refused an inform (check its user and passwords)"
                                : "does not acknowledge informs");
     return 1;
@@ -188,11 +200,11 @@ struct Notifier::Sink {
       Item item = std::move(queue.front());
       queue.pop_front();
       netsnmp_pdu* pdu = build_pdu(SNMP_MSG_INFORM, *item.varbinds);
-      auto* request = new Request{this, false, {item.varbinds, item.rounds + 1}};
+      auto* request = new Request{this, false, {item.varbinds, item.rounds + 1, item.seq}};
       if (snmp_async_send(session, pdu, &Sink::on_response, request) == 0) {
         snmp_free_pdu(pdu);
         delete request;
-        enqueue_front(std::move(item));
+        requeue(std::move(item));
         round_failed("cannot send to it");
         return;
       }
@@ -292,8 +304,7 @@ void Notifier::send(const Varbinds& varbinds) {
   for (auto& sink : sinks_) {
     if (sink->session == nullptr) continue;
     if (sink->config.kind == TrapSink::Kind::kV3Inform) {
-      sink->queue.push_back({varbinds, 0});
-      sink->trim();
+      sink->enqueue(varbinds);
     } else {
       sink->send_trap(varbinds);
     }

@@ -124,6 +124,16 @@ Status validate(const AgentOptions& options) {
             sink.address, user.name);
       }
     }
+    for (const TrapSink& other : options.trap_sinks) {
+      if (&other == &sink || other.kind != TrapSink::Kind::kV3Trap) continue;
+      if (other.user.name == sink.user.name && !same_user(other.user, sink.user)) {
+        return Err(
+            "trap sinks {} and {}: v3-trap user '{}' with two different settings (both are "
+            "keyed by the agent's engineID): use another name, or the same protocols and "
+            "passwords",
+            sink.address, other.address, sink.user.name);
+      }
+    }
   }
   if (!options.agentx.empty()) {
     if (options.agentx_context.empty() || options.agentx_context.size() > 32 ||
