@@ -249,7 +249,8 @@ TEST(DashboardsPromql, EveryExpressionParsesAndReturnsTheSeriesItsPanelShows) {
                       "--poll.counters-interval", "500ms", "--counters.publish-interval", "500ms",
                       "--poll.details-interval", "1s", "--poll.port-info-interval", "1s",
                       "--collect.vl", "true", "--collect.lanes", "true"});
-  ASSERT_TRUE(d.wait_for("event=ready ports=12 stale=0", 15s)) << d.log();
+  // Not stale=0: on a loaded machine the first sweep may miss a port, which the next one reads.
+  ASSERT_TRUE(d.wait_for("event=ready ports=12", 15s)) << d.log();
   ASSERT_NE(d.web_port(), 0) << d.log();
   const fs::path rule_dir = kDashboards / "prometheus";
   PrometheusServer prom(d.web_port(), {.rule_files = {rule_dir / "ibpulse-alerts.rules.yml",
