@@ -62,8 +62,14 @@ struct ThresholdEngine::Impl {
   PortLayout layout;
   std::vector<const collector::Node*> nodes;  // per snapshot port, or null
   std::vector<const collector::Port*> links;  // per snapshot port: its discovery entry
-  std::unordered_set<collector::PortKey, collector::PortKeyHash> ever_active;
-  std::unordered_map<collector::PortKey, converters::OperStatus, collector::PortKeyHash> oper;
+  std::shared_ptr<const collector::Topology> indexed_topology;  // what nodes and links point into
+  // Per layout row: what the port's link did before.
+  struct PortHistory {
+    bool seen = false;         // ifOperStatus known: the first sight is no change
+    bool ever_active = false;  // Active at some point: down from there is a port going down
+    converters::OperStatus oper = converters::OperStatus::kUnknown;
+  };
+  std::vector<PortHistory> port_history;
   uint64_t round = 0;
 
   void index_ports(const converters::FabricSnapshot& s);
@@ -73,7 +79,7 @@ struct ThresholdEngine::Impl {
   void follow_links(Step& step);
   // The rule's value on port i now; nothing when it cannot be judged.
   std::optional<double> measure(const Rule& rule, RuleState& st, const Step& step, size_t i) const;
-  void evaluate_rule(const Rule& rule, RuleState& st, Step& step);
+  void evaluate_port(const Rule& rule, RuleState& st, Step& step, size_t i);
   // One port's instance after its condition was judged; false: forget the instance.
   bool update(const Rule& rule, Instance& in, std::optional<double> value, bool holds,
               const AlertEvent& where, Step& step);
@@ -81,8 +87,7 @@ struct ThresholdEngine::Impl {
   void expire_vanished(const Rule& rule, RuleState& st, Step& step);
   // Hands an event to storm control and records the decision; true when it may be sent.
   bool notify(AlertEvent e, Step& step, bool retry = false);
-  // Forgets the link history of ports no longer in the snapshot.
-  void prune_links();
+  void carry_port_history(const std::vector<collector::PortKey>& keys);
   void clear(const Rule& rule, const Instance& in, AlertEvent e, Step& step);
 };
 
