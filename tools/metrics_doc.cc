@@ -67,6 +67,7 @@ std::string_view extra_labels(std::string_view family) {
   }
   if (family == "ibpulse_build_info") return "`version`";
   if (family == "ibpulse_mads_failed_total") return "`reason`";
+  if (family == "ibpulse_alerts_active") return "`rule`, `severity`, `node_guid`, `port`";
   return "";
 }
 
@@ -104,6 +105,10 @@ void print_port_families() {
 
 void print_self_metrics() {
   ibpulse::exporters::prometheus::SelfMetrics self("x");
+  // One raised alert, so that the per-alert family has a series to document.
+  ibpulse::exporters::prometheus::DaemonStatus status;
+  status.active_alerts.emplace_back();
+  self.update(status);
   std::string text;
   self.append(text);
   print_families(text, {});
