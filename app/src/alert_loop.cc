@@ -64,6 +64,11 @@ void AlertLoop::run(const std::atomic<bool>& stop) {
       continue;
     }
     last = snapshot;
+    {
+      std::lock_guard lock(mutex_);
+      if (reloaded_) engine_.replace_rules(std::move(*reloaded_));
+      reloaded_.reset();
+    }
     for (auto& d : engine_.evaluate(*snapshot, std::chrono::system_clock::now())) {
       report(d);
       if (d.notify && notifier_) notifier_(std::move(d.event));
@@ -72,6 +77,11 @@ void AlertLoop::run(const std::atomic<bool>& stop) {
     status_.active = engine_.active();
     status_.engine = engine_.stats();
   }
+}
+
+void AlertLoop::reload(std::vector<exporters::alerts::Rule> rules) {
+  std::lock_guard lock(mutex_);
+  reloaded_ = std::move(rules);
 }
 
 AlertStatus AlertLoop::status() const {

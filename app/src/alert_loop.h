@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "ibpulse/converters/snapshot.h"
@@ -30,6 +31,8 @@ class AlertLoop {
   // Where notifications go (set before run(); none: only the log and /metrics).
   void set_notifier(Notifier notifier) { notifier_ = std::move(notifier); }
   void run(const std::atomic<bool>& stop);
+  // A new rule set (SIGHUP), applied by run() before the next snapshot it evaluates.
+  void reload(std::vector<exporters::alerts::Rule> rules);
   AlertStatus status() const;  // a copy of every active alert: for /metrics
   // The cheap part, for the SNMP agent's thread, which reads it often.
   size_t active_count() const;
@@ -41,8 +44,9 @@ class AlertLoop {
   exporters::alerts::ThresholdEngine engine_;
   const converters::SnapshotStore& snapshots_;
   Notifier notifier_;
-  mutable std::mutex mutex_;
+  mutable std::mutex mutex_;  // guards status_ and reloaded_
   AlertStatus status_;
+  std::optional<std::vector<exporters::alerts::Rule>> reloaded_;
 };
 
 // Logs the rule set at start (one line per rule at debug, a summary at info).

@@ -79,6 +79,14 @@ void log_sample(const collector::RawSample& s) {
                 collector::to_string(s.failure), s.field_count);
 }
 
+void report_rule_errors(const std::vector<std::string>& errors) {
+  for (const auto& error : errors) {
+    spdlog::error(
+        "event=alert_rule_invalid error=\"{}\" note=\"this rule is skipped; the others apply\"",
+        error);
+  }
+}
+
 int run_daemon(const RunArgs& a) {
   auto config = build_config(a.config_file, a.flags);
   if (!config) return fail(config.error());
@@ -90,11 +98,7 @@ int run_daemon(const RunArgs& a) {
   sigaction(SIGHUP, &sa, nullptr);
 
   auto rules = exporters::alerts::parse_rules(config->alert_rules, config->default_alert_rules);
-  for (const auto& error : rules.errors) {
-    spdlog::error(
-        "event=alert_rule_invalid error=\"{}\" note=\"this rule is skipped; the others apply\"",
-        error);
-  }
+  report_rule_errors(rules.errors);
   log_rules(rules.rules);
 
   collector::SampleRing ring(config->ring_size);
@@ -221,6 +225,11 @@ int run_daemon(const RunArgs& a) {
                       fresh.error());
       } else {
         poller.reconfigure(fresh->poller);
+        auto reloaded =
+            exporters::alerts::parse_rules(fresh->alert_rules, fresh->default_alert_rules);
+        report_rule_errors(reloaded.errors);
+        log_rules(reloaded.rules);
+        alerts.reload(std::move(reloaded.rules));
         spdlog::info("event=reloaded config=\"{}\"", a.config_file);
       }
     }

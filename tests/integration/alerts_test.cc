@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <fstream>
 #include <map>
 #include <thread>
@@ -81,6 +82,33 @@ TEST(Alerts, ABadRuleIsReportedWithItsLineAndTheOthersApply) {
   fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.PortRcvErrors=0");
   const std::string log = d.stop();
   EXPECT_EQ(count(log, "event=alert_raised rule=rcv_burst"), 1u) << log;
+  std::filesystem::remove(config);
+}
+
+TEST(Alerts, SighupAppliesANewRuleSet) {
+  const std::string rule =
+      "alerts:\n"
+      "  default-rules: false\n"
+      "  rules:\n"
+      "    - {name: {}, counter: link_downed, condition: increased, "
+      "window: 6s}\n";
+  const auto with = [&](const std::string& name) {
+    return rule.substr(0, rule.find("{}")) + name + rule.substr(rule.find("{}") + 2);
+  };
+  const auto config = write_config("hup", with("before_hup"));
+  Daemon d(fabric(), {"--config", config.string(), "--state.save-interval", "off",
+                      "--poll.counters-interval", "500ms", "--counters.publish-interval", "500ms"});
+  ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+  EXPECT_NE(d.log().find("event=alert_rules rules=1"), std::string::npos) << d.log();
+  std::ofstream(config) << with("after_hup");
+  d.signal(SIGHUP);
+  ASSERT_TRUE(d.wait_for("event=reloaded", 10s)) << d.log();
+  std::this_thread::sleep_for(1500ms);
+  fabric().set("PerformanceSet \"Hca4\"[1] PortCounters.LinkDownedCounter=2");
+  ASSERT_TRUE(d.wait_for("event=alert_raised rule=after_hup", 10s)) << d.log();
+  fabric().set("PerformanceSet \"Hca4\"[1] PortCounters.LinkDownedCounter=0");
+  const std::string log = d.stop();
+  EXPECT_EQ(count(log, "rule=before_hup"), 0u) << log;
   std::filesystem::remove(config);
 }
 

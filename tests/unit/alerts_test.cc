@@ -467,6 +467,41 @@ TEST(ThresholdEngine, AFabricWideEventIsRateLimitedWithOneSummary) {
   EXPECT_EQ(e.stats().suppressed, 3u);
 }
 
+TEST(ThresholdEngine, NewRulesKeepWhatTheirNameRaisedAndClearWhatIsGone) {
+  FabricClock f;
+  auto first = parse_rules({{R"({"name": "a", "counter": "symbol_error",
+      "condition": "increased", "clear-after": "1h"})",
+                             "x"},
+                            {R"({"name": "gone", "counter": "symbol_error",
+      "condition": "increased", "clear-after": "1h"})",
+                             "x"}},
+                           false);
+  ThresholdEngine e(first.rules, {});
+  step(e, f, 0);
+  f.symbol_errors[{kHca, 1}] = 5;
+  ASSERT_EQ(step(e, f, 1).size(), 2u);  // both raised
+  auto second = parse_rules({{R"({"name": "a", "counter": "symbol_error",
+      "condition": "delta > 3", "clear-after": "1h"})",
+                              "x"},
+                             {R"({"name": "new", "counter": "symbol_error",
+      "condition": "delta > 100"})",
+                              "x"}},
+                            false);
+  e.replace_rules(second.rules);
+  const auto d = step(e, f, 2);
+  // 'gone' clears with the objects of its raise; 'a' stays raised without a second raise.
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].event.kind, EventKind::kCleared);
+  EXPECT_EQ(d[0].event.rule, "gone");
+  EXPECT_EQ(d[0].event.if_index, 5u);
+  EXPECT_TRUE(d[0].notify);
+  const auto active = e.active();
+  ASSERT_EQ(active.size(), 1u);
+  EXPECT_EQ(active[0].rule, "a");
+  EXPECT_EQ(active[0].threshold, 3);
+  EXPECT_EQ(e.rules().size(), 2u);
+}
+
 TEST(EventQueue, DropsTheOldestWhenFull) {
   EventQueue q(2);
   for (uint32_t i = 1; i <= 3; ++i) {

@@ -220,21 +220,70 @@ void ThresholdEngine::Impl::expire_vanished(const Rule& rule, RuleState& st, Ste
   }
 }
 
+void ThresholdEngine::Impl::attach_histories(
+    const std::vector<Rule>& rules,
+    std::map<HistoryKey, std::unique_ptr<CounterHistory>> reusable) {
+  histories.clear();
+  std::map<HistoryKey, CounterHistory*> shared;
+  for (size_t r = 0; r < rules.size(); ++r) {
+    const Rule& rule = rules[r];
+    if (rule.kind != RuleKind::kCounter || is_gauge(rule.source)) continue;
+    const HistoryKey key{rule.counter, rule.window.count()};
+    auto& h = shared[key];
+    if (h == nullptr) {
+      auto kept = reusable.find(key);
+      histories.push_back(kept != reusable.end()
+                              ? std::move(kept->second)
+                              : std::make_unique<CounterHistory>(rule.source, rule.window));
+      h = histories.back().get();
+    }
+    states[r].history = h;
+  }
+}
+
+void ThresholdEngine::Impl::adopt(const std::vector<Rule>& old_rules,
+                                  const std::vector<Rule>& new_rules, Step& step) {
+  std::vector<RuleState> old_states = std::move(states);
+  states = std::vector<RuleState>(new_rules.size());
+  // Histories of a counter and window the new rules still watch are kept.
+  std::map<HistoryKey, std::unique_ptr<CounterHistory>> reusable;
+  for (size_t o = 0; o < old_rules.size(); ++o) {
+    if (old_states[o].history == nullptr) continue;
+    const HistoryKey key{old_rules[o].counter, old_rules[o].window.count()};
+    for (auto& h : histories) {
+      if (h.get() == old_states[o].history) reusable[key] = std::move(h);
+    }
+  }
+  attach_histories(new_rules, std::move(reusable));
+  // Instances follow their rule's name; a rule gone clears what it raised.
+  std::vector<bool> kept(old_rules.size(), false);
+  for (size_t r = 0; r < new_rules.size(); ++r) {
+    for (size_t o = 0; o < old_rules.size(); ++o) {
+      if (kept[o] || old_rules[o].name != new_rules[r].name) continue;
+      states[r].instances = std::move(old_states[o].instances);
+      kept[o] = true;
+    }
+  }
+  for (size_t o = 0; o < old_rules.size(); ++o) {
+    if (kept[o]) continue;
+    for (const auto& [key, in] : old_states[o].instances) {
+      if (!in.raised) continue;
+      AlertEvent where;
+      where.when = step.wall;
+      where.port = key;
+      clear(old_rules[o], in, where, step);
+    }
+  }
+}
+
 ThresholdEngine::ThresholdEngine(std::vector<Rule> rules, EngineOptions options)
     : rules_(std::move(rules)), impl_(std::make_unique<Impl>(options)) {
   impl_->states.resize(rules_.size());
-  // Rules on the same counter and window share one history.
-  std::map<std::pair<std::string, int64_t>, CounterHistory*> shared;
-  for (size_t r = 0; r < rules_.size(); ++r) {
-    const Rule& rule = rules_[r];
-    if (rule.kind != RuleKind::kCounter || is_gauge(rule.source)) continue;
-    auto& h = shared[{rule.counter, rule.window.count()}];
-    if (h == nullptr) {
-      impl_->histories.push_back(std::make_unique<CounterHistory>(rule.source, rule.window));
-      h = impl_->histories.back().get();
-    }
-    impl_->states[r].history = h;
-  }
+  impl_->attach_histories(rules_, {});
+}
+
+void ThresholdEngine::replace_rules(std::vector<Rule> rules) {
+  pending_rules_ = std::move(rules);
 }
 
 ThresholdEngine::~ThresholdEngine() = default;
@@ -244,6 +293,11 @@ std::vector<Decision> ThresholdEngine::evaluate(const FabricSnapshot& s,
   Impl& m = *impl_;
   std::vector<Decision> out;
   Step step{s, s.published, wall, out};
+  if (pending_rules_) {
+    m.adopt(rules_, *pending_rules_, step);
+    rules_ = std::move(*pending_rules_);
+    pending_rules_.reset();
+  }
   ++m.round;
   m.index_ports(s);
   m.follow_links(step);

@@ -5,6 +5,7 @@
 //
 // Thread safety: the engine's thread only.
 
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -88,6 +89,13 @@ struct ThresholdEngine::Impl {
   // Hands an event to storm control and records the decision; true when it may be sent.
   bool notify(AlertEvent e, Step& step, bool retry = false);
   void carry_port_history(const std::vector<collector::PortKey>& keys);
+  // One state per rule, each increase rule with the history of its counter and window (shared
+  // between rules, taken over from `reusable` when one was kept there).
+  using HistoryKey = std::pair<std::string, int64_t>;
+  void attach_histories(const std::vector<Rule>& rules,
+                        std::map<HistoryKey, std::unique_ptr<CounterHistory>> reusable);
+  // From `old_rules` to `new_rules` (replace_rules()).
+  void adopt(const std::vector<Rule>& old_rules, const std::vector<Rule>& new_rules, Step& step);
   void clear(const Rule& rule, const Instance& in, AlertEvent e, Step& step);
 };
 

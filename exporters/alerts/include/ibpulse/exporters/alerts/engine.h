@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -48,6 +49,12 @@ class ThresholdEngine {
   std::vector<Decision> evaluate(const converters::FabricSnapshot& snapshot,
                                  std::chrono::system_clock::time_point wall);
 
+  // A new rule set (SIGHUP), applied at the next evaluate(): instances of rules kept by name
+  // stay raised and are judged by the new definition from then on, increases of the same
+  // counter and window keep their history, and raised instances of rules that are gone clear
+  // (managers never keep an alarm nothing will clear).
+  void replace_rules(std::vector<Rule> rules);
+
   // The raised rule instances now (kind kRaised, `when` = when each was raised).
   std::vector<AlertEvent> active() const;
   EngineStats stats() const;
@@ -56,6 +63,7 @@ class ThresholdEngine {
  private:
   struct Impl;
   std::vector<Rule> rules_;
+  std::optional<std::vector<Rule>> pending_rules_;
   std::unique_ptr<Impl> impl_;
 };
 
