@@ -193,7 +193,7 @@ int run_daemon(const RunArgs& a) {
     agent.store(snmp->get());
     alerts.set_notifier(
         [a = snmp->get()](exporters::alerts::AlertEvent e) { a->notify(std::move(e)); });
-    for (const auto& sink : config->snmp.trap_sinks) {
+    for (const auto& sink : (*snmp)->notification_stats()) {  // --snmp.trap-sink ones too
       spdlog::info("event=snmp_trap_sink address=\"{}\" type={}", sink.address,
                    exporters::snmp::to_string(sink.kind));
     }
