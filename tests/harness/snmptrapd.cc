@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,7 +14,9 @@
 #include <atomic>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 namespace ibpulse::testing {
 namespace {
@@ -136,16 +139,37 @@ std::unique_ptr<Snmptrapd> Snmptrapd::start(std::vector<TrapdUser> users, uint16
   const std::string out = (d->dir_ / "out.txt").string();
   const std::string conf = (d->dir_ / "snmptrapd.conf").string();
   const std::string pidfile = (d->dir_ / "pid").string();
+  // Everything the child needs is built before fork: the test process has threads (an agent's),
+  // so the child only opens, dups and execs. It dies with the test, even one that crashed.
+  std::vector<std::string> env_text = {
+      "MIBS=", "SNMP_PERSISTENT_DIR=" + (d->dir_ / "persist").string(),
+      "SNMPCONFPATH=" + d->dir_.string()};
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    if (!entry.starts_with("MIBS=") && !entry.starts_with("SNMP_PERSISTENT_DIR=") &&
+        !entry.starts_with("SNMPCONFPATH=")) {
+      env_text.emplace_back(entry);
+    }
+  }
+  std::vector<char*> env;
+  for (std::string& e : env_text)
+    env.push_back(e.data());
+  env.push_back(nullptr);
+  std::vector<std::string> arg_text = {"snmptrapd", "-f",  "-Lo", "-C",   "-c",
+                                       conf,        "-On", "-p",  pidfile};
+  std::vector<char*> args;
+  for (std::string& a : arg_text)
+    args.push_back(a.data());
+  args.push_back(nullptr);
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
     const int fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(fd, 1);
     dup2(fd, 2);
-    setenv("MIBS", "", 1);
-    setenv("SNMP_PERSISTENT_DIR", (d->dir_ / "persist").c_str(), 1);
-    setenv("SNMPCONFPATH", d->dir_.c_str(), 1);
-    execl("/usr/sbin/snmptrapd", "snmptrapd", "-f", "-Lo", "-C", "-c", conf.c_str(), "-On", "-p",
-          pidfile.c_str(), static_cast<char*>(nullptr));
+    execve("/usr/sbin/snmptrapd", args.data(), env.data());
     _exit(127);
   }
   d->pid_ = pid;
