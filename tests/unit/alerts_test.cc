@@ -96,6 +96,13 @@ std::vector<Rule> only(const std::string& name) {
   return {rule_named(default_rules(), name)};
 }
 
+// The rules of one configured rule (a test failure when it does not parse).
+std::vector<Rule> configured(const std::string& json) {
+  const auto parsed = parse_rules({{json, "x"}}, false);
+  EXPECT_TRUE(parsed.errors.empty()) << (parsed.errors.empty() ? "" : parsed.errors.front());
+  return parsed.rules;
+}
+
 // Evaluates the snapshot at `t` and returns what it decided.
 std::vector<Decision> step(ThresholdEngine& e, FabricClock& f, double t) {
   return e.evaluate(f.at(t), kWall);
@@ -244,12 +251,9 @@ TEST(ThresholdEngine, ABurstSoonAfterTheFirstReadingCounts) {
 
 TEST(ThresholdEngine, AWindowShorterThanTheSnapshotIntervalStillSeesIncreases) {
   FabricClock f;
-  auto rules = parse_rules({{R"({"name": "quick", "counter": "symbol_error",
-      "condition": "delta > 0", "window": "100ms"})",
-                             "x"}},
-                           false);
-  ASSERT_TRUE(rules.errors.empty());
-  ThresholdEngine e(rules.rules, {});
+  const auto rules = configured(R"({"name": "quick", "counter": "symbol_error",
+      "condition": "delta > 0", "window": "100ms"})");
+  ThresholdEngine e(rules, {});
   step(e, f, 0);
   step(e, f, 1);
   f.symbol_errors[{kHca, 1}] = 3;
@@ -260,11 +264,9 @@ TEST(ThresholdEngine, AWindowShorterThanTheSnapshotIntervalStillSeesIncreases) {
 
 TEST(ThresholdEngine, TheClearOfAPortThatLeftCarriesTheObjectsOfItsRaise) {
   FabricClock f;
-  auto rules = parse_rules({{R"({"name": "any", "counter": "symbol_error",
-      "condition": "increased", "clear-after": "5s"})",
-                             "x"}},
-                           false);
-  ThresholdEngine e(rules.rules, {});
+  const auto rules = configured(R"({"name": "any", "counter": "symbol_error",
+      "condition": "increased", "clear-after": "5s"})");
+  ThresholdEngine e(rules, {});
   step(e, f, 0);
   f.symbol_errors[{kHca, 1}] = 9;
   ASSERT_EQ(step(e, f, 1).size(), 1u);
@@ -318,12 +320,9 @@ TEST(ThresholdEngine, ALinkUpWithheldAfterTheHoldDownIsSentLater) {
 
 TEST(ThresholdEngine, ErrorsBelowTheThresholdOrOutsideTheScopeRaiseNothing) {
   FabricClock f;
-  auto rules = parse_rules({{R"({"name": "switch_symbols", "counter": "symbol_error",
-      "condition": "delta >= 5", "node-type": "switch", "ports": "2-4"})",
-                             "x"}},
-                           false);
-  ASSERT_TRUE(rules.errors.empty());
-  ThresholdEngine e(rules.rules, {});
+  const auto rules = configured(R"({"name": "switch_symbols", "counter": "symbol_error",
+      "condition": "delta >= 5", "node-type": "switch", "ports": "2-4"})");
+  ThresholdEngine e(rules, {});
   step(e, f, 0);
   f.symbol_errors[{kHca, 1}] = 100;     // not a switch
   f.symbol_errors[{kSwitch, 1}] = 100;  // a switch port outside 2-4
@@ -337,12 +336,9 @@ TEST(ThresholdEngine, ErrorsBelowTheThresholdOrOutsideTheScopeRaiseNothing) {
 
 TEST(ThresholdEngine, AGaugeRuleWaitsForItsHoldTimeAndRenotifies) {
   FabricClock f;
-  auto rules = parse_rules({{R"({"name": "busy", "counter": "utilisation",
-      "condition": "value > 90%", "for": "10s", "clear-after": "5s", "renotify": "30s"})",
-                             "x"}},
-                           false);
-  ASSERT_TRUE(rules.errors.empty()) << rules.errors.front();
-  ThresholdEngine e(rules.rules, {});
+  const auto rules = configured(R"({"name": "busy", "counter": "utilisation",
+      "condition": "value > 90%", "for": "10s", "clear-after": "5s", "renotify": "30s"})");
+  ThresholdEngine e(rules, {});
   f.utilisation[{kSwitch, 1}] = 0.95f;
   std::vector<double> raised_at, renotified_at;
   for (double t = 0; t <= 45; t += 1) {
@@ -360,11 +356,9 @@ TEST(ThresholdEngine, AGaugeRuleWaitsForItsHoldTimeAndRenotifies) {
 
 TEST(ThresholdEngine, RateRulesDivideByTheTimeTheIncreaseTook) {
   FabricClock f;
-  auto rules = parse_rules({{R"({"name": "fast", "counter": "symbol_error",
-      "condition": "rate > 100", "window": "10s"})",
-                             "x"}},
-                           false);
-  ThresholdEngine e(rules.rules, {});
+  const auto rules = configured(R"({"name": "fast", "counter": "symbol_error",
+      "condition": "rate > 100", "window": "10s"})");
+  ThresholdEngine e(rules, {});
   step(e, f, 0);
   f.symbol_errors[{kSwitch, 1}] = 150;  // 150 in 2 s: 75/s
   EXPECT_TRUE(step(e, f, 2).empty());
@@ -439,9 +433,9 @@ TEST(ThresholdEngine, AFlappingPortSendsABoundedNumberOfNotifications) {
 
 TEST(ThresholdEngine, AFabricWideEventIsRateLimitedWithOneSummary) {
   FabricClock f;
-  auto rules = parse_rules(
-      {{R"({"name": "any", "counter": "symbol_error", "condition": "increased"})", "x"}}, false);
-  ThresholdEngine e(rules.rules, {.rate_limit = 2, .rate_interval = 10s, .link_hold_down = 60s});
+  const auto rules =
+      configured(R"({"name": "any", "counter": "symbol_error", "condition": "increased"})");
+  ThresholdEngine e(rules, {.rate_limit = 2, .rate_interval = 10s, .link_hold_down = 60s});
   step(e, f, 0);
   for (const auto& port : f.topology->ports)
     f.symbol_errors[port.key] = 7;  // all 5 ports

@@ -6,6 +6,8 @@
 #include <charconv>
 #include <nlohmann/json.hpp>
 
+#include "ibpulse/base/duration.h"
+
 namespace ibpulse::exporters::snmp {
 namespace {
 
@@ -15,16 +17,11 @@ constexpr std::array<std::string_view, 10> kKeys = {
     "address",       "type",          "community",     "user",    "auth-protocol",
     "auth-password", "priv-protocol", "priv-password", "timeout", "retries"};
 
-// "1s", "500ms", "2m": a positive duration of whole milliseconds.
-Result<std::chrono::milliseconds> parse_duration(std::string_view text) {
-  uint64_t n = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  const std::string_view unit(end, static_cast<size_t>(text.data() + text.size() - end));
-  const bool ok = ec == std::errc() && end != text.data() && n > 0 && n < 1'000'000;
-  if (ok && unit == "ms") return std::chrono::milliseconds(n);
-  if (ok && unit == "s") return std::chrono::milliseconds(n * 1000);
-  if (ok && unit == "m") return std::chrono::milliseconds(n * 60'000);
-  return Err("trap sink: timeout '{}': want a duration like 1s or 500ms", text);
+// The daemon's durations ("500ms", "1s", "2m"; ibpulse/base/duration.h), with what to write.
+Result<std::chrono::milliseconds> parse_timeout(std::string_view text) {
+  auto d = parse_duration(std::string(text));
+  if (!d) return Err("trap sink: timeout '{}': want a duration like 1s or 500ms", text);
+  return *d;
 }
 
 Result<std::string> string_value(const Json& j, const std::string& key) {
@@ -88,7 +85,7 @@ Result<TrapSink> parse_trap_sink(std::string_view json_text) {
       sink.community = *text;
       community_key = true;
     } else if (key == "timeout") {
-      Result<std::chrono::milliseconds> d = parse_duration(*text);
+      Result<std::chrono::milliseconds> d = parse_timeout(*text);
       if (!d.ok()) return Error{d.error()};
       sink.timeout = *d;
     } else {
