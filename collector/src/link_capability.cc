@@ -53,7 +53,7 @@ LinkCapability link_capability(const LinkState& port, const LinkState& peer) {
 
 LinkCapability link_capability(const Topology& topology, const Port& port) {
   if (!port.remote) return {};
-  const Port* peer = topology.find_port(*port.remote);
+  const Port* peer = topology.find_port_or_peer(*port.remote);
   return peer ? link_capability(port.link, peer->link) : LinkCapability{};
 }
 

@@ -31,6 +31,13 @@ const Port* Topology::find_port(PortKey key) const {
   return it != ports.end() && it->key == key ? &*it : nullptr;
 }
 
+const Port* Topology::find_port_or_peer(PortKey key) const {
+  if (const Port* own = find_port(key)) return own;
+  auto it = std::lower_bound(peer_ports.begin(), peer_ports.end(), key,
+                             [](const Port& p, PortKey k) { return p.key < k; });
+  return it != peer_ports.end() && it->key == key ? &*it : nullptr;
+}
+
 size_t Topology::switch_count() const {
   return static_cast<size_t>(std::count_if(
       nodes.begin(), nodes.end(), [](const Node& n) { return n.kind == NodeKind::kSwitch; }));

@@ -70,10 +70,17 @@ struct Topology {
   // Sorted by key: every physical port. Switch port 0 only when discovery was asked for it
   // (DiscoveryOptions::switch_port0): it is read but is never an interface.
   std::vector<Port> ports;
+  // A shard's topology (collector/shard.h) keeps in `ports` only the ports of the nodes it
+  // polls, and here, sorted by key, the other shards' ports linked to them: their PortInfo as
+  // discovery saw it, so that both ends of every link of this shard can still be compared.
+  // Nodes stay all in `nodes` (peers keep their names).
+  std::vector<Port> peer_ports;
   uint64_t subnet_prefix = 0;
 
   const Node* find_node(uint64_t guid) const;
   const Port* find_port(PortKey key) const;
+  // A port of this topology or, failing that, one of the peer_ports.
+  const Port* find_port_or_peer(PortKey key) const;
   size_t switch_count() const;
 };
 
