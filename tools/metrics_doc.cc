@@ -68,6 +68,7 @@ std::string_view extra_labels(std::string_view family) {
   if (family == "ibpulse_build_info") return "`version`";
   if (family == "ibpulse_mads_failed_total") return "`reason`";
   if (family == "ibpulse_alerts_active") return "`rule`, `severity`, `node_guid`, `port`";
+  if (family == "ibpulse_shard_info") return "`index`, `count`, `replicas`";
   return "";
 }
 

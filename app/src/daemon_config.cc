@@ -422,6 +422,19 @@ const std::vector<KeyDef>& key_defs() {
         "time are withheld and only its final state is notified (off: no hold-down)",
         "60s"},
        duration_or_off(IBPULSE_FIELD(alerts.link_hold_down))},
+      {{"shard.index",
+        "This collector's shard, 1..shard.count: it polls and exports only the nodes rendezvous "
+        "hashing of node GUIDs gives it (docs/scale-out.md; `ibpulse shard-of` computes them); "
+        "read at start",
+        "1"},
+       number(1, 4096, IBPULSE_FIELD(poller.shard.index))},
+      {{"shard.count", "Collectors sharing the fabric (1: this one polls every node)", "1"},
+       number(1, 4096, IBPULSE_FIELD(poller.shard.count))},
+      {{"shard.replicas",
+        "Collectors polling each node, 1..shard.count: with 2, one dead collector leaves no gap "
+        "(each node's PMA is read that many times)",
+        "1"},
+       number(1, 4096, IBPULSE_FIELD(poller.shard.replicas))},
       {{"collector.ring-size", "Samples buffered between poller and converters", "65536"},
        number(1024, 1u << 24, IBPULSE_FIELD(ring_size))},
   };
@@ -543,6 +556,7 @@ Result<DaemonConfig> build_config(const std::filesystem::path& file, const Confi
   for (const auto& [name, value] : flags) {
     if (auto s = find_key(name)->set(config, value); !s) return Err("--{}: {}", name, s.error());
   }
+  if (auto s = collector::validate(config.poller.shard); !s) return Error{s.error()};
   if (!config.node_name_map.empty()) {
     auto names = collector::load_node_name_map(config.node_name_map);
     if (!names) return Error{names.error()};

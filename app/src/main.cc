@@ -91,6 +91,7 @@ int main(int argc, char** argv) {
   add_query_command(app, action);
   add_run_command(app, action);
   add_sample_command(app, action);
+  add_shard_of_command(app, action);
 
   try {
     app.parse(argc, argv);

@@ -97,6 +97,10 @@ int run_daemon(const RunArgs& a) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGHUP, &sa, nullptr);
 
+  if (const auto& shard = config->poller.shard; shard.sharded()) {
+    spdlog::info("event=shard index={} count={} replicas={}", shard.index, shard.count,
+                 shard.replicas);
+  }
   auto rules = exporters::alerts::parse_rules(config->alert_rules, config->default_alert_rules);
   report_rule_errors(rules.errors);
   log_rules(rules.rules);
@@ -224,6 +228,13 @@ int run_daemon(const RunArgs& a) {
         spdlog::error("event=reload_failed error=\"{}\" note=\"keeping the running configuration\"",
                       fresh.error());
       } else {
+        const auto& was = config->poller.shard;
+        const auto& now = fresh->poller.shard;
+        if (now.index != was.index || now.count != was.count || now.replicas != was.replicas) {
+          spdlog::warn(
+              "event=shard_unchanged note=\"shard.* take effect at a restart (docs/scale-out.md: "
+              "a rolling change)\"");
+        }
         poller.reconfigure(fresh->poller);
         auto reloaded =
             exporters::alerts::parse_rules(fresh->alert_rules, fresh->default_alert_rules);

@@ -162,8 +162,13 @@ struct Poller::State {
 
   bool discover(Clock::time_point now) {
     auto found = collector::discover(options.discovery);
+    // Shards discover the whole fabric each: after the first discovery, shard k of N runs
+    // (k-1)/N of an interval later than shard 1, so their SMP load on the fabric is spread.
+    const auto stagger = last_discovery == Clock::time_point{} && options.shard.sharded()
+                             ? options.rediscover * (options.shard.index - 1) / options.shard.count
+                             : std::chrono::milliseconds(0);
     last_discovery = now;
-    next_discovery = now + options.rediscover;
+    next_discovery = now + options.rediscover + stagger;
     if (!found) {
       std::lock_guard lock(mutex);
       ++stats.discovery_failures;
@@ -173,6 +178,7 @@ struct Poller::State {
     Topology fresh = std::move(*found);
     std::erase_if(fresh.ports,
                   [&](const Port& p) { return options.skip_nodes.count(p.key.node_guid) != 0; });
+    const size_t owned_nodes = keep_shard_ports(fresh, options.shard);
     const TopologyChanges changes = diff(topology, fresh);
     // Capabilities are cached until rediscovery; LID changes are followed at once.
     capabilities.clear();
@@ -202,6 +208,7 @@ struct Poller::State {
       ++stats.discoveries;
       stats.ports = topology.ports.size();
       stats.nodes = topology.nodes.size();
+      stats.owned_nodes = owned_nodes;
     }
     if (events.discovered) events.discovered(topology, changes);
     return true;
@@ -573,9 +580,11 @@ struct Poller::State {
       rediscover_requested = false;
     }
     if (next) {
-      const auto mad = options.mad;  // the engine keeps its window until restart
+      const auto mad = options.mad;      // the engine keeps its window until restart
+      const auto shard = options.shard;  // and the shard its nodes (docs/scale-out.md)
       options = std::move(*next);
       options.mad = mad;
+      options.shard = shard;
       scheduler.set_intervals(options.intervals);
       reset_sampling();
       rediscover = true;
@@ -627,6 +636,7 @@ struct Poller::State {
 Poller::Poller(PollerOptions options, SampleRing& ring, PollerEvents events, ClearRing* clears)
     : state_(std::make_unique<State>(std::move(options), ring, std::move(events))) {
   state_->clears = clears;
+  state_->stats.shard = state_->options.shard;
 }
 
 Poller::~Poller() = default;

@@ -33,6 +33,9 @@ struct SelfMetrics::Impl {
   // One series per raised rule instance, added and removed as alerts come and go.
   pcpp::Family<pcpp::Gauge>* active_alerts = nullptr;
   std::map<pcpp::Labels, pcpp::Gauge*> active_series;
+  // This collector's place among the shards: set once, from the first status.
+  pcpp::Family<pcpp::Gauge>* shard_info = nullptr;
+  bool shard_info_set = false;
   std::mutex mutex;  // update(): counters are brought up to totals under it
 
   void total(const std::string& name, const std::string& help,
@@ -69,6 +72,16 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
           [](S s) { return static_cast<double>(s.poller.nodes); });
   i.level("ibpulse_fabric_ports", "Ports in the last discovery",
           [](S s) { return static_cast<double>(s.poller.ports); });
+  i.level("ibpulse_shards_configured", "shard.count: collectors sharing the fabric",
+          [](S s) { return static_cast<double>(s.poller.shard.count); });
+  i.level("ibpulse_shard_nodes", "Nodes this collector polls and exports (shard.*)",
+          [](S s) { return static_cast<double>(s.poller.owned_nodes); });
+  i.shard_info = &pcpp::BuildGauge()
+                      .Name("ibpulse_shard_info")
+                      .Help(
+                          "This collector's shard.index, shard.count and shard.replicas "
+                          "(always 1): a shard missing from the TSDB is a dead collector")
+                      .Register(i.registry);
   i.total("ibpulse_discoveries_total", "Fabric discoveries run",
           [](S s) { return s.poller.discoveries; });
   i.total("ibpulse_discovery_failures_total", "Fabric discoveries that failed",
@@ -150,6 +163,15 @@ SelfMetrics::~SelfMetrics() = default;
 
 void SelfMetrics::update(const DaemonStatus& status) {
   std::lock_guard lock(impl_->mutex);
+  if (!impl_->shard_info_set) {
+    const collector::ShardSpec& shard = status.poller.shard;
+    impl_->shard_info
+        ->Add({{"index", std::to_string(shard.index)},
+               {"count", std::to_string(shard.count)},
+               {"replicas", std::to_string(shard.replicas)}})
+        .Set(1);
+    impl_->shard_info_set = true;
+  }
   for (const auto& t : impl_->totals) {
     const double target = static_cast<double>(t.read(status));
     const double now = t.series->Value();

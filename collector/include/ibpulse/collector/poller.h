@@ -20,6 +20,7 @@
 #include "ibpulse/collector/pma.h"
 #include "ibpulse/collector/sampler.h"
 #include "ibpulse/collector/scheduler.h"
+#include "ibpulse/collector/shard.h"
 #include "ibpulse/collector/sweep.h"
 
 namespace ibpulse::collector {
@@ -43,6 +44,9 @@ struct PollerOptions {
   std::set<uint64_t> skip_nodes;         // never polled
   std::set<uint64_t> no_extended_nodes;  // PortCounters only (32-bit), ignoring the extended ones
   SamplingOptions sampling;
+  // The nodes this collector polls when several share the fabric; the others' ports are left
+  // out of the topology it hands on (peers of its own ports aside). Read at start only.
+  ShardSpec shard;
 };
 
 struct SweepSummary {
@@ -69,6 +73,8 @@ struct PollerStats {
   uint64_t clears_sent = 0;  // Sets clearing counters, as the converter asked
   size_t ports = 0;
   size_t nodes = 0;
+  size_t owned_nodes = 0;  // the nodes this shard polls (all of them unsharded)
+  ShardSpec shard;
   MadStats mad;
 };
 
