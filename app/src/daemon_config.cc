@@ -557,6 +557,7 @@ Result<DaemonConfig> build_config(const std::filesystem::path& file, const Confi
     if (auto s = find_key(name)->set(config, value); !s) return Err("--{}: {}", name, s.error());
   }
   if (auto s = collector::validate(config.poller.shard); !s) return Error{s.error()};
+  config.converter.shard = config.poller.shard;
   if (!config.node_name_map.empty()) {
     auto names = collector::load_node_name_map(config.node_name_map);
     if (!names) return Error{names.error()};

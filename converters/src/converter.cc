@@ -161,6 +161,7 @@ void Converter::set_topology(std::shared_ptr<const collector::Topology> topology
   if (topology_) {
     if_indexes_.assign(*topology_);
     forget(interfaces_.update(*topology_, now, options_.not_present_grace));
+    if (options_.shard.sharded()) forget_foreign_ports();
   }
   static const std::vector<collector::Port> kNoPorts;
   const auto& ports = topology_ ? topology_->ports : kNoPorts;
@@ -265,6 +266,15 @@ void Converter::restore_port(collector::PortKey key, PortState state) {
 
 void Converter::expire(Clock::time_point now) {
   forget(interfaces_.expired(now, options_.not_present_grace));
+}
+
+void Converter::forget_foreign_ports() {
+  const auto foreign = [this](collector::PortKey k) { return !options_.shard.owns(k.node_guid); };
+  auto keys = interfaces_.drop_gone_if(foreign);
+  for (size_t slot = 0; slot < states_.size(); ++slot) {
+    if (read_[slot] != 0 && foreign(slot_keys_[slot])) keys.push_back(slot_keys_[slot]);
+  }
+  forget(keys);
 }
 
 void Converter::forget(const std::vector<collector::PortKey>& keys) {

@@ -14,6 +14,7 @@
 
 #include "daemon_client.h"
 #include "sim_fabric.h"
+#include "snmp_client.h"
 
 namespace ibpulse::testing {
 namespace {
@@ -75,11 +76,11 @@ class Shards {
                                           std::to_string(count) + "-" + std::to_string(k));
       std::filesystem::create_directories(dir);
       daemons_.push_back(std::make_unique<Daemon>(
-          fabric(), std::vector<std::string>{"--shard.index", std::to_string(k), "--shard.count",
-                                             std::to_string(count), "--shard.replicas",
-                                             std::to_string(replicas), "--poll.counters-interval",
-                                             "300ms", "--counters.publish-interval", "200ms",
-                                             "--state.dir", dir.string()}));
+          fabric(), std::vector<std::string>{
+                        "--shard.index", std::to_string(k), "--shard.count", std::to_string(count),
+                        "--shard.replicas", std::to_string(replicas), "--poll.counters-interval",
+                        "300ms", "--counters.publish-interval", "200ms", "--state.dir",
+                        dir.string(), "--snmp.community", "public"}));
     }
     for (auto& d : daemons_)
       EXPECT_TRUE(d->wait_for("event=ready", 30s)) << d->log();
@@ -93,6 +94,15 @@ class Shards {
 
 std::string scrape(const Daemon& d) {
   return http_get(d.web_port(), "/metrics");
+}
+
+// ifName of every interface in a context of the shard's SNMP agent ("public" is the default
+// context, "public@0x<node GUID>" a node's).
+std::map<std::string, std::string> if_names(const Daemon& d, const std::string& community) {
+  return parse_varbinds(snmp_tool("snmpbulkwalk -v2c -c " + community + " -On -Oq -t 2 -r 1 " +
+                                  "127.0.0.1:" + std::to_string(d.snmp_port()) +
+                                  " 1.3.6.1.2.1.31.1.1.1.1")
+                            .out);
 }
 
 // Waits until every port in `expected` shows `value` of `metric` on the shard that serves it.
@@ -151,6 +161,23 @@ TEST(Shard, EveryPortOnExactlyOneShardWithExactCounters) {
       const auto it = planted.find(port);  // unlinked ports were left at 0
       EXPECT_EQ(v, it != planted.end() ? it->second : "0") << port.first << ":" << port.second;
     }
+  }
+  // Each shard's SNMP agent serves its own ports, and the contexts of its own nodes only.
+  for (size_t i = 0; i < shards.size(); ++i) {
+    const auto shard = static_cast<unsigned>(i + 1);
+    size_t own_ports = 0;
+    std::string own_node, other_node;
+    for (const auto& [port, by] : served_by) {
+      if (by == shard) {
+        ++own_ports;
+        own_node = port.first;
+      } else {
+        other_node = port.first;
+      }
+    }
+    EXPECT_EQ(if_names(shards[i], "public").size(), own_ports) << "shard " << shard;
+    EXPECT_FALSE(if_names(shards[i], "public@" + own_node).empty()) << own_node;
+    EXPECT_TRUE(if_names(shards[i], "public@" + other_node).empty()) << other_node;
   }
   EXPECT_EQ(times.size(), all_ports().size());
   for (const auto& port : all_ports()) {

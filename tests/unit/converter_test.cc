@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ibpulse/collector/shard.h"
 #include "sample_builders.h"
 
 namespace ibpulse::converters {
@@ -375,6 +376,35 @@ TEST(Converter, VanishedPortsAreNotPresentThenForgottenButKeepTheirIfIndex) {
   EXPECT_EQ(snap->find(a)->if_index, 1u);
   EXPECT_EQ(snap->find(a)->discontinuity, t0 + 12min);  // its counters restarted
   EXPECT_EQ(snap->find(a)->oper_status, OperStatus::kUp);
+}
+
+TEST(Converter, AShardForgetsOtherShardsPortsAtOnceButReportsItsOwnAsNotPresent) {
+  // Shard 1 of 2: two nodes it owns and one it does not.
+  std::vector<uint64_t> mine, theirs;
+  for (uint64_t g = 0x100; mine.size() < 2 || theirs.empty(); ++g)
+    (collector::shard_owners(g, 2).front() == 1 ? mine : theirs).push_back(g);
+  const PortKey own{mine[0], 1}, own_gone{mine[1], 1}, foreign{theirs[0], 1};
+  const auto topology = [](std::vector<PortKey> keys) {
+    auto t = std::make_shared<collector::Topology>();
+    for (PortKey k : keys) {
+      auto& p = t->ports.emplace_back();
+      p.key = k;
+      p.link.state = 4;
+    }
+    return t;
+  };
+  ConverterOptions options;
+  options.shard = {1, 2, 1};
+  Converter conv(options);
+  // A state file of an earlier layout in which this shard also polled `foreign`.
+  conv.restore_port(foreign, Converter::PortState{});
+  conv.restore_port(own_gone, Converter::PortState{});
+  conv.set_topology(topology({own}), t0);
+  const auto snap = conv.snapshot(t0);
+  EXPECT_EQ(snap->find(foreign), nullptr) << "another shard's port is not this shard's to report";
+  ASSERT_NE(snap->find(own_gone), nullptr) << "an own port that left the fabric stays a while";
+  EXPECT_EQ(snap->find(own_gone)->oper_status, OperStatus::kNotPresent);
+  EXPECT_EQ(conv.state(foreign), nullptr);
 }
 
 }  // namespace

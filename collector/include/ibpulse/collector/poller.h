@@ -46,7 +46,7 @@ struct PollerOptions {
   SamplingOptions sampling;
   // The nodes this collector polls when several share the fabric; the others' ports are left
   // out of the topology it hands on (peers of its own ports aside). Read at start only.
-  ShardSpec shard;
+  ShardSpec shard{};
 };
 
 struct SweepSummary {
@@ -74,7 +74,7 @@ struct PollerStats {
   size_t ports = 0;
   size_t nodes = 0;
   size_t owned_nodes = 0;  // the nodes this shard polls (all of them unsharded)
-  ShardSpec shard;
+  ShardSpec shard{};
   MadStats mad;
 };
 

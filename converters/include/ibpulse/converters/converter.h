@@ -16,6 +16,7 @@
 
 #include "ibpulse/collector/clear.h"
 #include "ibpulse/collector/pma.h"
+#include "ibpulse/collector/shard.h"
 #include "ibpulse/converters/accumulator.h"
 #include "ibpulse/converters/if_index.h"
 #include "ibpulse/converters/interface_status.h"
@@ -60,6 +61,9 @@ struct ConverterOptions {
   std::chrono::milliseconds clear_retry{30000};  // a clear without an answer may be asked again
   // A port gone from discovery is reported notPresent this long, then forgotten.
   std::chrono::milliseconds not_present_grace{std::chrono::hours(1)};
+  // The nodes this collector owns among shards: the ports of other nodes (from the state file
+  // of an earlier shard layout) are forgotten at once, never reported notPresent.
+  collector::ShardSpec shard{};
 };
 
 class Converter {
@@ -155,6 +159,7 @@ class Converter {
   bool maybe_ask_clear(PortState& p, const collector::RawSample& s);
   void apply_vl_sample(const collector::RawSample& s);
   void forget(const std::vector<collector::PortKey>& keys);
+  void forget_foreign_ports();  // sharded: the ports of nodes another shard owns
 
   ConverterOptions options_;
   collector::ClearRing* clears_;

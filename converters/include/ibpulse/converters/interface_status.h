@@ -61,6 +61,20 @@ class InterfaceTable {
   std::vector<collector::PortKey> expired(std::chrono::steady_clock::time_point now,
                                           std::chrono::steady_clock::duration grace);
 
+  // Drops at once the gone ports `foreign(key)` is true for (another shard's ports: they did
+  // not leave the fabric) and returns them: forget them.
+  template <typename Pred>
+  std::vector<collector::PortKey> drop_gone_if(Pred foreign) {
+    std::vector<collector::PortKey> out;
+    std::erase_if(gone_, [&](collector::PortKey key) {
+      if (!foreign(key)) return false;
+      states_.erase(key);
+      out.push_back(key);
+      return true;
+    });
+    return out;
+  }
+
   std::span<const State> by_topology_port() const { return by_topology_port_; }
   // Ports gone from the topology and not yet expired, sorted.
   std::span<const collector::PortKey> gone() const { return gone_; }
