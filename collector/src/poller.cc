@@ -86,6 +86,14 @@ bool counts_in_sweep(const Port& p) {
   return p.remote.has_value() && p.lid != 0 && p.key.port != 0;
 }
 
+PollerBackend with_defaults(PollerBackend b) {
+  if (!b.open_engine) b.open_engine = &MadEngine::open;
+  if (!b.discover) b.discover = [](const DiscoveryOptions& o) { return collector::discover(o); };
+  if (!b.now) b.now = [] { return Clock::now(); };
+  if (!b.sleep) b.sleep = [](Clock::duration d) { std::this_thread::sleep_for(d); };
+  return b;
+}
+
 // A scheduler item whose reads are in flight; done when the last one completed.
 struct ItemState {
   Scheduler::Item item;
@@ -98,6 +106,7 @@ struct Poller::State {
   PollerOptions options;
   SampleRing& ring;
   PollerEvents events;
+  PollerBackend backend;     // every member set: the defaults filled in by the constructor
   mutable std::mutex mutex;  // guards stats, pending_options, rediscover_requested
   PollerStats stats;
   std::optional<PollerOptions> pending_options;
@@ -142,8 +151,12 @@ struct Poller::State {
   Clock::time_point sweep_started{};
   std::vector<uint64_t> sweep_mark;  // per index of topology.ports: last sweep it counted in
 
-  State(PollerOptions o, SampleRing& r, PollerEvents e)
-      : options(std::move(o)), ring(r), events(std::move(e)), scheduler(options.intervals) {}
+  State(PollerOptions o, SampleRing& r, PollerEvents e, PollerBackend b)
+      : options(std::move(o)),
+        ring(r),
+        events(std::move(e)),
+        backend(with_defaults(std::move(b))),
+        scheduler(options.intervals) {}
 
   void warn(const std::string& text) {
     if (events.warning) events.warning(text);
@@ -161,7 +174,7 @@ struct Poller::State {
   }
 
   bool discover(Clock::time_point now) {
-    auto found = collector::discover(options.discovery);
+    auto found = backend.discover(options.discovery);
     last_discovery = now;
     next_discovery = now + options.rediscover;
     if (!found) {
@@ -365,7 +378,7 @@ struct Poller::State {
   }
 
   void item_done(const Scheduler::Item& item) {
-    if (scheduler.done(item, Clock::now())) ++local_late;
+    if (scheduler.done(item, backend.now())) ++local_late;
   }
 
   void finish_sweep_item(const Context& c, bool ok) {
@@ -373,7 +386,7 @@ struct Poller::State {
     if (!ok) sweep_stale.insert(c.port);
     if (++sweep_done < sweep_expected) return;
     // Reads are spread over the interval, so a sweep that keeps up lasts about one interval.
-    const std::chrono::duration<double> took = Clock::now() - sweep_started;
+    const std::chrono::duration<double> took = backend.now() - sweep_started;
     const std::chrono::duration<double> interval = options.intervals.counters;
     SweepSummary summary{sweep_number, sweep_expected, sweep_stale.size(), took.count(),
                          std::max(0.0, (took - interval).count())};
@@ -588,7 +601,7 @@ struct Poller::State {
   void loop(const std::atomic<bool>& stop) {
     const auto done = [this](const MadCompletion& c) { on_done(c); };
     while (!stop.load()) {
-      auto now = Clock::now();
+      auto now = backend.now();
       apply_pending(now);
       if (now >= next_discovery) {
         drain(*engine, done);  // samples of the old topology land before it changes
@@ -596,7 +609,7 @@ struct Poller::State {
         (void)engine->enable_smp(false);
         discover(now);
         enable_smp();
-        now = Clock::now();
+        now = backend.now();
       }
       take_clear_requests();
       due_items.clear();
@@ -609,7 +622,7 @@ struct Poller::State {
       const auto wait = std::chrono::ceil<std::chrono::milliseconds>(
           wake - now);  // never 0 for a wait: no spinning
       if (engine->idle()) {
-        if (wait.count() > 0) std::this_thread::sleep_for(wait);
+        if (wait.count() > 0) backend.sleep(wait);
       } else {
         engine->poll(std::max(wait, 0ms), done);
       }
@@ -624,8 +637,10 @@ struct Poller::State {
   }
 };
 
-Poller::Poller(PollerOptions options, SampleRing& ring, PollerEvents events, ClearRing* clears)
-    : state_(std::make_unique<State>(std::move(options), ring, std::move(events))) {
+Poller::Poller(PollerOptions options, SampleRing& ring, PollerEvents events, ClearRing* clears,
+               PollerBackend backend)
+    : state_(std::make_unique<State>(std::move(options), ring, std::move(events),
+                                     std::move(backend))) {
   state_->clears = clears;
 }
 
@@ -633,10 +648,11 @@ Poller::~Poller() = default;
 
 Status Poller::run(const std::atomic<bool>& stop) {
   auto& s = *state_;
-  auto engine = MadEngine::open(s.options.discovery.ca, s.options.discovery.ca_port, s.options.mad);
+  auto engine =
+      s.backend.open_engine(s.options.discovery.ca, s.options.discovery.ca_port, s.options.mad);
   if (!engine) return Error{engine.error()};
   s.engine = std::move(*engine);
-  if (!s.discover(Clock::now())) return Err("the first discovery failed; see the log");
+  if (!s.discover(s.backend.now())) return Err("the first discovery failed; see the log");
   s.enable_smp();
   s.reset_sampling();
   s.loop(stop);
