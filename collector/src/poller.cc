@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "port_info.h"
+#include "read_plan.h"
 
 namespace ibpulse::collector {
 namespace {
@@ -17,16 +18,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using schema::Attribute;
 using namespace std::chrono_literals;
-
-constexpr Attribute kDetailAttributes[] = {
-    Attribute::kPortRcvErrorDetails,
-    Attribute::kPortXmitDiscardDetails,
-    Attribute::kPortFlowCtlCounters,
-    Attribute::kPortVLXmitWaitCounters,
-    Attribute::kPortVLXmitFlowCtlUpdateErrors,
-    Attribute::kPortVLOpPackets,
-    Attribute::kPortVLOpData,
-};
 
 // What one outstanding MAD was for.
 struct Context {
@@ -37,6 +28,7 @@ struct Context {
   uint32_t item;         // its scheduler item's slot, or kSamplerItem
   uint32_t index;        // sampler MAD: index into the sampled ports; others: the port's index
   uint64_t cleared = 0;  // kClearItem: the fields the Set clears
+  bool primary = false;  // the port's primary read (PortPlan::primary)
 };
 
 constexpr uint32_t kSamplerItem = UINT32_MAX;
@@ -47,37 +39,6 @@ struct SampledPort {
   PortKey port;
   std::optional<SampleSession> session;
   std::chrono::steady_clock::time_point next_start{};
-};
-
-// At most the seven detail attributes plus extended speeds: a fixed array, no allocation.
-struct AttributeList {
-  std::array<Attribute, 10> items{};
-  size_t size = 0;
-  void add(Attribute a) { items[size++] = a; }
-  const Attribute* begin() const { return items.data(); }
-  const Attribute* end() const { return items.data() + size; }
-};
-
-// What to read for one port, worked out when the topology or what a node supports changed,
-// so the per-read path does no lookups.
-struct PortPlan {
-  uint32_t node = 0;  // index of its node, for the engine's per-node limit
-  AttributeList counters, details, idle;
-  // The fields of PortCounters / PortCountersExtended its node's ClassPortInfo advertises.
-  uint64_t counters_advertised = 0, extended_advertised = 0;
-  uint64_t counters_superseded = 0;  // PortCounters fields read from PortCountersExtended
-  const AttributeList& of(Group group) const {
-    switch (group) {
-      case Group::kCounters:
-        return counters;
-      case Group::kDetails:
-        return details;
-      case Group::kIdle:
-      case Group::kPortInfo:  // an SMP, sent by issue_port_info()
-        return idle;
-    }
-    return idle;
-  }
 };
 
 // A linked physical port: what a counters sweep waits for. Switch port 0 is read when asked
@@ -220,52 +181,28 @@ struct Poller::State {
     return true;
   }
 
-  AttributeList attributes_for(const Port& port, Group group) const {
-    AttributeList out;
-    const auto caps_it = capabilities.find(port.key.node_guid);
-    const PmaCapabilities* caps =
-        caps_it != capabilities.end() && caps_it->second ? &*caps_it->second : nullptr;
-    const auto off_it = unsupported.find(port.key.node_guid);
-    const std::set<Attribute>* off = off_it != unsupported.end() ? &off_it->second : nullptr;
-    const auto add = [&](Attribute a) {
-      if (off == nullptr || !off->count(a)) out.add(a);
-    };
-    if (group == Group::kDetails) {
-      for (Attribute a : kDetailAttributes)
-        add(a);
-      if (port.link.speed_ext_active != 0) add(Attribute::kPortExtendedSpeedsCounters);
-      return out;
-    }
-    add(Attribute::kPortCounters);
-    if (group == Group::kCounters && caps &&
-        worth_reading(Attribute::kPortCountersExtended, *caps) &&
-        !options.no_extended_nodes.count(port.key.node_guid)) {
-      add(Attribute::kPortCountersExtended);
-    }
-    return out;
-  }
-
   // After a discovery, and when a node turned out not to support an attribute.
   void rebuild_plans() {
     plans.assign(topology.ports.size(), PortPlan{});
     for (size_t i = 0; i < topology.ports.size(); ++i) {
       const Port& port = topology.ports[i];
-      PortPlan& plan = plans[i];
-      const auto found = node_index.find(port.key.node_guid);
-      plan.node = found != node_index.end() ? found->second : 0;
-      plan.counters = attributes_for(port, Group::kCounters);
-      plan.details = attributes_for(port, Group::kDetails);
-      plan.idle = attributes_for(port, Group::kIdle);
-      const auto caps = capabilities.find(port.key.node_guid);
-      const PmaCapabilities* known =
-          caps != capabilities.end() && caps->second ? &*caps->second : nullptr;
-      plan.counters_advertised = advertised_fields(Attribute::kPortCounters, known);
-      plan.extended_advertised = advertised_fields(Attribute::kPortCountersExtended, known);
-      const bool reads_extended =
-          std::find(plan.counters.begin(), plan.counters.end(), Attribute::kPortCountersExtended) !=
-          plan.counters.end();
-      plan.counters_superseded = reads_extended ? superseded_fields(plan.extended_advertised) : 0;
+      const uint64_t guid = port.key.node_guid;
+      const auto found = node_index.find(guid);
+      const auto caps = capabilities.find(guid);
+      const auto off = unsupported.find(guid);
+      plans[i] = plan_port(port, found != node_index.end() ? found->second : 0,
+                           caps != capabilities.end() && caps->second ? &*caps->second : nullptr,
+                           off != unsupported.end() ? &off->second : nullptr,
+                           options.no_extended_nodes.count(guid) != 0);
     }
+    // A clear waits for a read of its attribute: drop those no plan reads any more.
+    std::erase_if(pending_clears, [&](const auto& entry) {
+      const Port* port = topology.find_port(entry.first.first);
+      if (port == nullptr) return true;
+      const PortPlan& plan = plans[static_cast<size_t>(port - topology.ports.data())];
+      const Attribute a = entry.first.second;
+      return !plan.counters.contains(a) && !plan.details.contains(a) && !plan.idle.contains(a);
+    });
   }
 
   void start_sweep_if_needed(Clock::time_point now) {
@@ -369,10 +306,10 @@ struct Poller::State {
     const uint32_t slot = new_item(item);
     items[slot].pending = static_cast<unsigned>(attributes.size);
     for (Attribute attribute : attributes) {
-      // Only the PortCounters read carries the sweep accounting.
-      const uint64_t counted = attribute == Attribute::kPortCounters ? sweep : 0;
-      const uint64_t id =
-          new_context(Context{item.port, attribute, item.group, counted, slot, item.port_index});
+      // Only the primary read carries the sweep accounting.
+      const bool primary = attribute == plan.primary;
+      const uint64_t id = new_context(Context{item.port, attribute, item.group, primary ? sweep : 0,
+                                              slot, item.port_index, 0, primary});
       engine->submit(pma_get(attribute, port.lid, item.port.port, plan.node, id));
     }
   }
@@ -419,7 +356,7 @@ struct Poller::State {
                         guid_string(ctx.port.node_guid), info ? info->name : "?", c.mad_status));
       }
     }
-    if (c.failure == MadFailure::kUnreachable && ctx.attribute == Attribute::kPortCounters) {
+    if (c.failure == MadFailure::kUnreachable && ctx.primary) {
       std::lock_guard lock(mutex);
       rediscover_requested = true;  // a link may have gone: look again soon
       pending_work.store(true);
@@ -428,8 +365,7 @@ struct Poller::State {
     ++local_samples;
     if (!ring.push(s)) ++local_drops;
     if (!pending_clears.empty() && c.failure == MadFailure::kNone) clear_after_read(ctx);
-    if (ctx.attribute == Attribute::kPortCounters)
-      finish_sweep_item(ctx, c.failure == MadFailure::kNone);
+    if (ctx.primary) finish_sweep_item(ctx, c.failure == MadFailure::kNone);
   }
 
   void reset_sampling() {
@@ -511,6 +447,7 @@ struct Poller::State {
     const Port& port = topology.ports[ctx.index];
     Context set = ctx;
     set.item = kClearItem;
+    set.primary = false;  // its answer is a baseline, not the port's reading
     set.cleared = it->second;
     pending_clears.erase(it);
     engine->submit(pma_clear(ctx.attribute, port.lid, port.key.port, plans[ctx.index].node,
