@@ -196,13 +196,14 @@ struct Poller::State {
                            options.no_extended_nodes.count(guid) != 0);
     }
     // A clear waits for a read of its attribute: drop those no plan reads any more.
-    std::erase_if(pending_clears, [&](const auto& entry) {
-      const Port* port = topology.find_port(entry.first.first);
-      if (port == nullptr) return true;
-      const PortPlan& plan = plans[static_cast<size_t>(port - topology.ports.data())];
-      const Attribute a = entry.first.second;
-      return !plan.counters.contains(a) && !plan.details.contains(a) && !plan.idle.contains(a);
-    });
+    std::erase_if(pending_clears,
+                  [&](const auto& entry) { return !reads(entry.first.first, entry.first.second); });
+  }
+
+  bool reads(PortKey key, Attribute attribute) const {
+    const Port* port = topology.find_port(key);
+    return port != nullptr &&
+           plans[static_cast<size_t>(port - topology.ports.data())].reads(attribute);
   }
 
   void start_sweep_if_needed(Clock::time_point now) {
@@ -465,8 +466,10 @@ struct Poller::State {
   void take_clear_requests() {
     if (clears == nullptr) return;
     ClearRequest r;
-    while (clears->pop(r))
-      pending_clears[{r.port, r.attribute}] |= r.fields;
+    while (clears->pop(r)) {
+      // A clear of an attribute the port is not read through would wait forever.
+      if (reads(r.port, r.attribute)) pending_clears[{r.port, r.attribute}] |= r.fields;
+    }
   }
 
   void sample_reply(const Context& ctx, const MadCompletion& c) {

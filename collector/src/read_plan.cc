@@ -38,6 +38,10 @@ const AttributeList& PortPlan::of(Group group) const {
   return idle;
 }
 
+bool PortPlan::reads(Attribute a) const {
+  return counters.contains(a) || details.contains(a) || idle.contains(a);
+}
+
 PortPlan plan_port(const Port& port, uint32_t node, const PmaCapabilities* caps,
                    const std::set<Attribute>* unsupported, bool no_extended) {
   PortPlan plan;

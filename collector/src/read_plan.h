@@ -43,6 +43,8 @@ struct PortPlan {
   schema::Attribute primary = schema::Attribute::kPortCounters;
 
   const AttributeList& of(Group group) const;
+  // Whether any group of the port reads `a`.
+  bool reads(schema::Attribute a) const;
 };
 
 // `caps`: the node's ClassPortInfo (null: it did not answer); `unsupported`: attributes the
