@@ -25,6 +25,7 @@ struct PollerHarness {
   PollerOptions options;
   SampleRing ring{1 << 16};
   uint64_t seed = 1;
+  ClearRing* clears = nullptr;  // the converter's clear requests, if the test sends any
   // Filled by run().
   std::vector<SweepSummary> sweeps;
   std::vector<RawSample> samples;
@@ -73,7 +74,7 @@ struct PollerHarness {
     events.warning = [&](const std::string& w) { warnings.push_back(w); };
     // The ring is drained on the poller's thread: it is this test's only consumer.
     events.discovered = [&](const Topology&, const TopologyChanges&) { drain_ring(); };
-    Poller poller(options, ring, events, nullptr, std::move(backend));
+    Poller poller(options, ring, events, clears, std::move(backend));
     auto ran = poller.run(stop);
     drain_ring();
     stats = poller.stats();

@@ -146,5 +146,31 @@ TEST(PollerPlan, IdlePortsOfAModernPmaReadOnlyTheExtendedCounters) {
   EXPECT_EQ(h.fabric.attempts(kSwitchIdle, Attribute::kPortCountersExtended), 1u);
 }
 
+TEST(PollerPlan, ClearsGoToTheAttributeThatHoldsTheNarrowCounter) {
+  PollerHarness h;
+  make_modern(h, kHca1);
+  make_old(h, kHca2);
+  for (PortKey p : {kHca1, kHca2})
+    h.fabric.set(p, CounterId::kSymbolError, 50);
+  ClearRing clears(16);
+  h.clears = &clears;
+  const uint64_t symbol_error = 1;  // field 0 of PortCounters
+  clears.push(ClearRequest{kHca2, Attribute::kPortCounters, symbol_error});
+  // The converter never asks this (every field is superseded): no PortCounters Set is sent.
+  clears.push(ClearRequest{kHca1, Attribute::kPortCounters, symbol_error});
+  ASSERT_TRUE(h.run(3).ok());
+  EXPECT_EQ(h.stats.clears_sent, 1u);
+  EXPECT_EQ(h.fabric.attempts(kHca1, Attribute::kPortCounters), 0u);
+  EXPECT_EQ(h.fabric.attempts(kHca2, Attribute::kPortCounters), 4u) << "3 Gets and the Set";
+  std::vector<uint64_t> narrow, cleared;
+  for (const RawSample& s : h.of(kHca2, Attribute::kPortCounters)) {
+    narrow.push_back(s.values[0]);
+    cleared.push_back(s.cleared);
+  }
+  EXPECT_EQ(narrow, (std::vector<uint64_t>{50, 0, 0, 0}));  // read, Set's answer, reads
+  EXPECT_EQ(cleared, (std::vector<uint64_t>{0, symbol_error, 0, 0}));
+  EXPECT_EQ(h.fabric.get(kHca2, CounterId::kSymbolError), 50u) << "only the narrow copy";
+}
+
 }  // namespace
 }  // namespace ibpulse::collector

@@ -61,6 +61,17 @@ TEST(PollerFake, PerNodeLimitIsNeverExceeded) {
     EXPECT_EQ(h.fabric.wire(hca.node_guid).max_in_flight, 2u);  // PortCounters + Extended
 }
 
+TEST(PollerFake, TheWindowIsNeverExceeded) {
+  PollerHarness h;
+  h.options.mad.window = 3;
+  h.options.intervals.counters = 10ms;
+  for (uint64_t guid : {kSwitchGuid, kHca1.node_guid, kHca2.node_guid, kHca3.node_guid})
+    h.fabric.node(guid).latency = 5ms;
+  ASSERT_TRUE(h.run(20).ok());
+  EXPECT_EQ(h.fabric.max_in_flight, 3u);
+  EXPECT_EQ(h.sweeps.back().stale, 0u);
+}
+
 TEST(PollerFake, RetriesLostAttemptsAndCountsThem) {
   PollerHarness h;
   h.fabric.node(kHca1.node_guid).loss = 0.3;

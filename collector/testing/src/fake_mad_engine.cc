@@ -111,6 +111,7 @@ size_t FakeMadEngine::send(uint64_t id, const CompletionFn& on_done) {
   ++node_in_flight_[p.request.node];
   events_.push(Event{now + timeout, EventKind::kDeadline, attempt});
   flights_.emplace(attempt, f);
+  fabric_.max_in_flight = std::max(fabric_.max_in_flight, static_cast<unsigned>(flights_.size()));
   return 0;
 }
 
