@@ -115,6 +115,15 @@ TEST(PollerPlan, AModernPmaAndAnOldOneExportTheSameTotals) {
   }
 }
 
+TEST(PollerPlan, NodesListedWithoutExtendedCountersReadPortCountersOnly) {
+  PollerHarness h;
+  make_modern(h, kHca1);
+  h.options.no_extended_nodes = {kHca1.node_guid};
+  ASSERT_TRUE(h.run(3).ok());
+  EXPECT_EQ(h.fabric.attempts(kHca1, Attribute::kPortCounters), 3u);
+  EXPECT_EQ(h.fabric.attempts(kHca1, Attribute::kPortCountersExtended), 0u);
+}
+
 TEST(PollerPlan, RefusedExtendedCountersFallBackToPortCounters) {
   PollerHarness h;
   make_modern(h, kHca1);

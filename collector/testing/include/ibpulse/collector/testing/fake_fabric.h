@@ -45,7 +45,7 @@ struct FakeNode {
   uint32_t capability_mask2 = 0;
   std::chrono::microseconds latency{1000};  // from send to answer
   double loss = 0;           // fraction of attempts never answered (the engine's seeded draw)
-  bool unreachable = false;  // every attempt comes back undelivered (umad status 110) at once
+  bool unreachable = false;  // every attempt comes back undelivered (umad status 110)
   std::map<uint16_t, uint16_t> status;  // attribute id -> MAD status answered instead of data
 };
 

@@ -11,13 +11,14 @@
 //   (timed out at its deadline, retried, then kTimeout), an answer after its attempt's
 //   deadline (counted as a stale reply); MadStats counted the same way;
 // - SMPs fail with kSendError: enable_smp(true) fails, as when the class cannot be registered.
-// Per attempt the node's FakeNode decides: unreachable (returned after its latency), lost (a
-// seeded draw: deterministic for a given order of requests), else answered after its latency
-// with the FakeFabric's answer taken when the attempt was sent.
+// Per attempt the node's FakeNode decides: unreachable (returned after its latency; a LID no
+// node has: returned at once, as ibsim does), lost (a seeded draw: deterministic for a given
+// order of requests), else answered after its latency with the FakeFabric's answer taken
+// when the attempt was sent. Every attempt to a node is recorded (FakeFabric::wire).
 // poll() advances the clock to each next event instead of waiting; like the real engine it
 // returns at `max_wait` unless nothing could be sent before a reply, and early once idle.
-// Not modelled: TIDs (attempts are matched exactly), send errors, the kernel's queues,
-// umad2sim's stall past ~300 MADs in flight.
+// Not modelled: TIDs (attempts are matched exactly), send errors other than SMPs', the
+// kernel's queues, umad2sim's stall past ~300 MADs in flight.
 //
 // Thread safety: as MadEngine: one thread.
 
