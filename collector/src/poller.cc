@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "port_info.h"
+#include "read_plan.h"
 
 namespace ibpulse::collector {
 namespace {
@@ -17,16 +18,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using schema::Attribute;
 using namespace std::chrono_literals;
-
-constexpr Attribute kDetailAttributes[] = {
-    Attribute::kPortRcvErrorDetails,
-    Attribute::kPortXmitDiscardDetails,
-    Attribute::kPortFlowCtlCounters,
-    Attribute::kPortVLXmitWaitCounters,
-    Attribute::kPortVLXmitFlowCtlUpdateErrors,
-    Attribute::kPortVLOpPackets,
-    Attribute::kPortVLOpData,
-};
 
 // What one outstanding MAD was for.
 struct Context {
@@ -37,6 +28,7 @@ struct Context {
   uint32_t item;         // its scheduler item's slot, or kSamplerItem
   uint32_t index;        // sampler MAD: index into the sampled ports; others: the port's index
   uint64_t cleared = 0;  // kClearItem: the fields the Set clears
+  bool primary = false;  // the port's primary read (PortPlan::primary)
 };
 
 constexpr uint32_t kSamplerItem = UINT32_MAX;
@@ -49,41 +41,18 @@ struct SampledPort {
   std::chrono::steady_clock::time_point next_start{};
 };
 
-// At most the seven detail attributes plus extended speeds: a fixed array, no allocation.
-struct AttributeList {
-  std::array<Attribute, 10> items{};
-  size_t size = 0;
-  void add(Attribute a) { items[size++] = a; }
-  const Attribute* begin() const { return items.data(); }
-  const Attribute* end() const { return items.data() + size; }
-};
-
-// What to read for one port, worked out when the topology or what a node supports changed,
-// so the per-read path does no lookups.
-struct PortPlan {
-  uint32_t node = 0;  // index of its node, for the engine's per-node limit
-  AttributeList counters, details, idle;
-  // The fields of PortCounters / PortCountersExtended its node's ClassPortInfo advertises.
-  uint64_t counters_advertised = 0, extended_advertised = 0;
-  uint64_t counters_superseded = 0;  // PortCounters fields read from PortCountersExtended
-  const AttributeList& of(Group group) const {
-    switch (group) {
-      case Group::kCounters:
-        return counters;
-      case Group::kDetails:
-        return details;
-      case Group::kIdle:
-      case Group::kPortInfo:  // an SMP, sent by issue_port_info()
-        return idle;
-    }
-    return idle;
-  }
-};
-
 // A linked physical port: what a counters sweep waits for. Switch port 0 is read when asked
 // for but is no link of its own.
 bool counts_in_sweep(const Port& p) {
   return p.remote.has_value() && p.lid != 0 && p.key.port != 0;
+}
+
+PollerBackend with_defaults(PollerBackend b) {
+  if (!b.open_engine) b.open_engine = &MadEngine::open;
+  if (!b.discover) b.discover = [](const DiscoveryOptions& o) { return collector::discover(o); };
+  if (!b.now) b.now = [] { return Clock::now(); };
+  if (!b.sleep) b.sleep = [](Clock::duration d) { std::this_thread::sleep_for(d); };
+  return b;
 }
 
 // A scheduler item whose reads are in flight; done when the last one completed.
@@ -98,6 +67,7 @@ struct Poller::State {
   PollerOptions options;
   SampleRing& ring;
   PollerEvents events;
+  PollerBackend backend;     // every member set: the defaults filled in by the constructor
   mutable std::mutex mutex;  // guards stats, pending_options, rediscover_requested
   PollerStats stats;
   std::optional<PollerOptions> pending_options;
@@ -142,8 +112,12 @@ struct Poller::State {
   Clock::time_point sweep_started{};
   std::vector<uint64_t> sweep_mark;  // per index of topology.ports: last sweep it counted in
 
-  State(PollerOptions o, SampleRing& r, PollerEvents e)
-      : options(std::move(o)), ring(r), events(std::move(e)), scheduler(options.intervals) {}
+  State(PollerOptions o, SampleRing& r, PollerEvents e, PollerBackend b)
+      : options(std::move(o)),
+        ring(r),
+        events(std::move(e)),
+        backend(with_defaults(std::move(b))),
+        scheduler(options.intervals) {}
 
   void warn(const std::string& text) {
     if (events.warning) events.warning(text);
@@ -161,7 +135,7 @@ struct Poller::State {
   }
 
   bool discover(Clock::time_point now) {
-    auto found = collector::discover(options.discovery);
+    auto found = backend.discover(options.discovery);
     // Shards discover the whole fabric each: after the first discovery, shard k of N runs
     // (k-1)/N of an interval later than shard 1, so their SMP load on the fabric is spread.
     const auto stagger = last_discovery == Clock::time_point{} && options.shard.sharded()
@@ -214,52 +188,29 @@ struct Poller::State {
     return true;
   }
 
-  AttributeList attributes_for(const Port& port, Group group) const {
-    AttributeList out;
-    const auto caps_it = capabilities.find(port.key.node_guid);
-    const PmaCapabilities* caps =
-        caps_it != capabilities.end() && caps_it->second ? &*caps_it->second : nullptr;
-    const auto off_it = unsupported.find(port.key.node_guid);
-    const std::set<Attribute>* off = off_it != unsupported.end() ? &off_it->second : nullptr;
-    const auto add = [&](Attribute a) {
-      if (off == nullptr || !off->count(a)) out.add(a);
-    };
-    if (group == Group::kDetails) {
-      for (Attribute a : kDetailAttributes)
-        add(a);
-      if (port.link.speed_ext_active != 0) add(Attribute::kPortExtendedSpeedsCounters);
-      return out;
-    }
-    add(Attribute::kPortCounters);
-    if (group == Group::kCounters && caps &&
-        worth_reading(Attribute::kPortCountersExtended, *caps) &&
-        !options.no_extended_nodes.count(port.key.node_guid)) {
-      add(Attribute::kPortCountersExtended);
-    }
-    return out;
-  }
-
   // After a discovery, and when a node turned out not to support an attribute.
   void rebuild_plans() {
     plans.assign(topology.ports.size(), PortPlan{});
     for (size_t i = 0; i < topology.ports.size(); ++i) {
       const Port& port = topology.ports[i];
-      PortPlan& plan = plans[i];
-      const auto found = node_index.find(port.key.node_guid);
-      plan.node = found != node_index.end() ? found->second : 0;
-      plan.counters = attributes_for(port, Group::kCounters);
-      plan.details = attributes_for(port, Group::kDetails);
-      plan.idle = attributes_for(port, Group::kIdle);
-      const auto caps = capabilities.find(port.key.node_guid);
-      const PmaCapabilities* known =
-          caps != capabilities.end() && caps->second ? &*caps->second : nullptr;
-      plan.counters_advertised = advertised_fields(Attribute::kPortCounters, known);
-      plan.extended_advertised = advertised_fields(Attribute::kPortCountersExtended, known);
-      const bool reads_extended =
-          std::find(plan.counters.begin(), plan.counters.end(), Attribute::kPortCountersExtended) !=
-          plan.counters.end();
-      plan.counters_superseded = reads_extended ? superseded_fields(plan.extended_advertised) : 0;
+      const uint64_t guid = port.key.node_guid;
+      const auto found = node_index.find(guid);
+      const auto caps = capabilities.find(guid);
+      const auto off = unsupported.find(guid);
+      plans[i] = plan_port(port, found != node_index.end() ? found->second : 0,
+                           caps != capabilities.end() && caps->second ? &*caps->second : nullptr,
+                           off != unsupported.end() ? &off->second : nullptr,
+                           options.no_extended_nodes.count(guid) != 0);
     }
+    // A clear waits for a read of its attribute: drop those no plan reads any more.
+    std::erase_if(pending_clears,
+                  [&](const auto& entry) { return !reads(entry.first.first, entry.first.second); });
+  }
+
+  bool reads(PortKey key, Attribute attribute) const {
+    const Port* port = topology.find_port(key);
+    return port != nullptr &&
+           plans[static_cast<size_t>(port - topology.ports.data())].reads(attribute);
   }
 
   void start_sweep_if_needed(Clock::time_point now) {
@@ -363,16 +314,16 @@ struct Poller::State {
     const uint32_t slot = new_item(item);
     items[slot].pending = static_cast<unsigned>(attributes.size);
     for (Attribute attribute : attributes) {
-      // Only the PortCounters read carries the sweep accounting.
-      const uint64_t counted = attribute == Attribute::kPortCounters ? sweep : 0;
-      const uint64_t id =
-          new_context(Context{item.port, attribute, item.group, counted, slot, item.port_index});
+      // Only the primary read carries the sweep accounting.
+      const bool primary = attribute == plan.primary;
+      const uint64_t id = new_context(Context{item.port, attribute, item.group, primary ? sweep : 0,
+                                              slot, item.port_index, 0, primary});
       engine->submit(pma_get(attribute, port.lid, item.port.port, plan.node, id));
     }
   }
 
   void item_done(const Scheduler::Item& item) {
-    if (scheduler.done(item, Clock::now())) ++local_late;
+    if (scheduler.done(item, backend.now())) ++local_late;
   }
 
   void finish_sweep_item(const Context& c, bool ok) {
@@ -380,7 +331,7 @@ struct Poller::State {
     if (!ok) sweep_stale.insert(c.port);
     if (++sweep_done < sweep_expected) return;
     // Reads are spread over the interval, so a sweep that keeps up lasts about one interval.
-    const std::chrono::duration<double> took = Clock::now() - sweep_started;
+    const std::chrono::duration<double> took = backend.now() - sweep_started;
     const std::chrono::duration<double> interval = options.intervals.counters;
     SweepSummary summary{sweep_number, sweep_expected, sweep_stale.size(), took.count(),
                          std::max(0.0, (took - interval).count())};
@@ -413,7 +364,7 @@ struct Poller::State {
                         guid_string(ctx.port.node_guid), info ? info->name : "?", c.mad_status));
       }
     }
-    if (c.failure == MadFailure::kUnreachable && ctx.attribute == Attribute::kPortCounters) {
+    if (c.failure == MadFailure::kUnreachable && ctx.primary) {
       std::lock_guard lock(mutex);
       rediscover_requested = true;  // a link may have gone: look again soon
       pending_work.store(true);
@@ -422,8 +373,7 @@ struct Poller::State {
     ++local_samples;
     if (!ring.push(s)) ++local_drops;
     if (!pending_clears.empty() && c.failure == MadFailure::kNone) clear_after_read(ctx);
-    if (ctx.attribute == Attribute::kPortCounters)
-      finish_sweep_item(ctx, c.failure == MadFailure::kNone);
+    if (ctx.primary) finish_sweep_item(ctx, c.failure == MadFailure::kNone);
   }
 
   void reset_sampling() {
@@ -505,6 +455,7 @@ struct Poller::State {
     const Port& port = topology.ports[ctx.index];
     Context set = ctx;
     set.item = kClearItem;
+    set.primary = false;  // its answer is a baseline, not the port's reading
     set.cleared = it->second;
     pending_clears.erase(it);
     engine->submit(pma_clear(ctx.attribute, port.lid, port.key.port, plans[ctx.index].node,
@@ -522,8 +473,10 @@ struct Poller::State {
   void take_clear_requests() {
     if (clears == nullptr) return;
     ClearRequest r;
-    while (clears->pop(r))
-      pending_clears[{r.port, r.attribute}] |= r.fields;
+    while (clears->pop(r)) {
+      // A clear of an attribute the port is not read through would wait forever.
+      if (reads(r.port, r.attribute)) pending_clears[{r.port, r.attribute}] |= r.fields;
+    }
   }
 
   void sample_reply(const Context& ctx, const MadCompletion& c) {
@@ -597,7 +550,7 @@ struct Poller::State {
   void loop(const std::atomic<bool>& stop) {
     const auto done = [this](const MadCompletion& c) { on_done(c); };
     while (!stop.load()) {
-      auto now = Clock::now();
+      auto now = backend.now();
       apply_pending(now);
       if (now >= next_discovery) {
         drain(*engine, done);  // samples of the old topology land before it changes
@@ -605,7 +558,7 @@ struct Poller::State {
         (void)engine->enable_smp(false);
         discover(now);
         enable_smp();
-        now = Clock::now();
+        now = backend.now();
       }
       take_clear_requests();
       due_items.clear();
@@ -618,7 +571,7 @@ struct Poller::State {
       const auto wait = std::chrono::ceil<std::chrono::milliseconds>(
           wake - now);  // never 0 for a wait: no spinning
       if (engine->idle()) {
-        if (wait.count() > 0) std::this_thread::sleep_for(wait);
+        if (wait.count() > 0) backend.sleep(wait);
       } else {
         engine->poll(std::max(wait, 0ms), done);
       }
@@ -633,8 +586,10 @@ struct Poller::State {
   }
 };
 
-Poller::Poller(PollerOptions options, SampleRing& ring, PollerEvents events, ClearRing* clears)
-    : state_(std::make_unique<State>(std::move(options), ring, std::move(events))) {
+Poller::Poller(PollerOptions options, SampleRing& ring, PollerEvents events, ClearRing* clears,
+               PollerBackend backend)
+    : state_(std::make_unique<State>(std::move(options), ring, std::move(events),
+                                     std::move(backend))) {
   state_->clears = clears;
   state_->stats.shard = state_->options.shard;
 }
@@ -643,10 +598,11 @@ Poller::~Poller() = default;
 
 Status Poller::run(const std::atomic<bool>& stop) {
   auto& s = *state_;
-  auto engine = MadEngine::open(s.options.discovery.ca, s.options.discovery.ca_port, s.options.mad);
+  auto engine =
+      s.backend.open_engine(s.options.discovery.ca, s.options.discovery.ca_port, s.options.mad);
   if (!engine) return Error{engine.error()};
   s.engine = std::move(*engine);
-  if (!s.discover(Clock::now())) return Err("the first discovery failed; see the log");
+  if (!s.discover(s.backend.now())) return Err("the first discovery failed; see the log");
   s.enable_smp();
   s.reset_sampling();
   s.loop(stop);

@@ -78,6 +78,21 @@ struct PollerStats {
   MadStats mad;
 };
 
+// What the poller talks to. A member left empty is the real thing (the daemon leaves them all
+// empty): MadEngine::open, collector::discover (libibnetdisc), steady_clock and sleeping.
+// Unit tests pass a FakeMadEngine (collector/testing), a fixed Topology and a virtual clock,
+// so they run without a fabric and without waiting. Called on run()'s thread only.
+struct PollerBackend {
+  using Clock = std::chrono::steady_clock;
+  std::function<Result<std::unique_ptr<MadEngine>>(const std::string& ca, int port,
+                                                   const MadEngineOptions& options)>
+      open_engine;
+  std::function<Result<Topology>(const DiscoveryOptions& options)> discover;
+  std::function<Clock::time_point()> now;
+  // Called when nothing is in flight and nothing is due for `duration`.
+  std::function<void(Clock::duration duration)> sleep;
+};
+
 // Events the daemon logs.
 struct PollerEvents {
   std::function<void(const Topology&, const TopologyChanges&)> discovered;
@@ -92,7 +107,8 @@ struct PollerEvents {
 class Poller {
  public:
   // `clears`: where the converter asks for counters to be cleared (none: never cleared).
-  Poller(PollerOptions options, SampleRing& ring, PollerEvents events, ClearRing* clears = nullptr);
+  Poller(PollerOptions options, SampleRing& ring, PollerEvents events, ClearRing* clears = nullptr,
+         PollerBackend backend = {});
   ~Poller();
 
   // Opens the engine and runs until `stop` is set. Fails only when it cannot start.

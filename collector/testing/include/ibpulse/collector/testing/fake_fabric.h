@@ -1,0 +1,112 @@
+#pragma once
+// The model a FakeMadEngine answers from: nodes with a PMA each, their ports' counters and
+// links, and a record of every MAD that reached them.
+//
+// What a node models:
+// - ClassPortInfo (0x01): CapabilityMask at bytes 2-3, CapabilityMask2 in the top 27 bits of
+//   bytes 4-7 (RespTimeValue 0).
+// - Every attribute with schema fields (PortCounters, PortCountersExtended, the error details,
+//   flow control, per-VL, PortExtendedSpeedsCounters): one true 64-bit value per schema counter
+//   per port; each field is encoded with the schema's offset and width from its counter's
+//   value, a narrow field stopping at all ones (latched) as hardware does. A field whose
+//   capability the node's ClassPortInfo does not advertise reads 0.
+// - Set of such an attribute: clears the fields its CounterSelect / CounterSelect2 select
+//   (PortCounters: bytes 2-3 and 18; PortCountersExtended: bytes 2-3 and 4-7; others: bytes
+//   2-3) in that attribute's copy only, as ibsim's independent narrow and 64-bit copies do,
+//   and answers with the counters after the clear.
+// - A fixed MAD status per attribute instead of an answer (busy 0x0001, unsupported 0x000C...).
+// - Switches are addressed by one LID with PortSelect; an HCA port by its own LID.
+// What it does not model: PortSamplesControl/Result (and any attribute without schema fields:
+// status 0x000C), SMPs (the engine refuses the SMP class), AllPortSelect, counters that move
+// on their own (tests move them), link state changes, PM_Key, redirection.
+//
+// Thread safety: none; the test and the engine use it from one thread.
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "ibpulse/collector/mad_engine.h"
+#include "ibpulse/collector/topology.h"
+#include "ibpulse/schema/counters.h"
+
+namespace ibpulse::collector::testing {
+
+inline constexpr uint16_t kStatusBusy = 0x0001;
+inline constexpr uint16_t kStatusUnsupported = 0x000C;  // method/attribute not supported
+
+// How a node's PMA and the path to it behave; the defaults are ibsim's HCA (CapabilityMask
+// 0x1200: extended width and PortXmitWait, CapabilityMask2 0), answering after 1 ms.
+struct FakeNode {
+  uint16_t capability_mask = 0x1200;
+  uint32_t capability_mask2 = 0;
+  std::chrono::microseconds latency{1000};  // from send to answer
+  double loss = 0;           // fraction of attempts never answered (the engine's seeded draw)
+  bool unreachable = false;  // every attempt comes back undelivered (umad status 110)
+  std::map<uint16_t, uint16_t> status;  // attribute id -> MAD status answered instead of data
+};
+
+// What reached a node.
+struct WireRecord {
+  // Attempts sent to the node, whatever became of them, per (PortSelect port, attribute).
+  std::map<std::pair<PortKey, uint16_t>, uint64_t> attempts;
+  unsigned max_in_flight = 0;  // the most attempts ever outstanding to the node at once
+};
+
+class FakeFabric {
+ public:
+  // A switch answering at `lid` for ports 1..ports; an HCA with one port (1) at `lid`.
+  void add_switch(uint64_t guid, uint16_t lid, uint8_t ports);
+  void add_hca(uint64_t guid, uint16_t lid);
+  void link(PortKey a, PortKey b);
+  FakeNode& node(uint64_t guid) { return nodes_.at(guid).behaviour; }
+
+  // The true value of a counter (schema::counter_table() index; core ones by CounterId).
+  void set(PortKey port, schema::CounterId id, uint64_t value);
+  void add(PortKey port, schema::CounterId id, uint64_t delta);
+  uint64_t get(PortKey port, schema::CounterId id) const;
+
+  // What discovery would report: linked ports Active 4X EDR, the others Down.
+  Topology topology() const;
+
+  // The node answering `lid` (0: none), and its answer to `request`: the MAD status, with the
+  // attribute data written to `data` when it is 0.
+  uint64_t node_at(uint16_t lid) const;
+  uint16_t answer(const MadRequest& request, std::array<uint8_t, kMadDataSize>& data);
+
+  // The engine sent an attempt of `request` (answered, lost or returned: all count).
+  void note_attempt(const MadRequest& request);
+  // The most attempts the engine ever had outstanding at once, to every node together.
+  unsigned max_in_flight = 0;
+  WireRecord& wire(uint64_t guid) { return nodes_.at(guid).wire; }
+  const WireRecord& wire(uint64_t guid) const { return nodes_.at(guid).wire; }
+  // Attempts sent to `port`'s PMA for `attribute` (ClassPortInfo: port 0).
+  uint64_t attempts(PortKey port, schema::Attribute attribute) const;
+
+ private:
+  struct ModelPort {
+    std::vector<uint64_t> counters;                              // per schema counter
+    std::map<std::pair<uint16_t, size_t>, uint64_t> cleared_at;  // (attribute, field) -> value
+    std::optional<PortKey> remote;
+  };
+  struct ModelNode {
+    NodeKind kind = NodeKind::kCa;
+    uint16_t lid = 0;
+    FakeNode behaviour;
+    WireRecord wire;
+    std::map<uint8_t, ModelPort> ports;
+  };
+  void add_node(uint64_t guid, NodeKind kind, uint16_t lid, uint8_t ports);
+  ModelPort& port(PortKey key);
+  const ModelPort& port(PortKey key) const;
+  uint16_t counters(ModelNode& node, const MadRequest& request,
+                    std::array<uint8_t, kMadDataSize>& data);
+
+  std::map<uint64_t, ModelNode> nodes_;
+  std::map<uint16_t, uint64_t> lids_;
+};
+
+}  // namespace ibpulse::collector::testing

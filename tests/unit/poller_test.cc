@@ -1,0 +1,147 @@
+// The poller's scheduling, limits, retries and accounting against a scripted fake MAD engine
+// on a virtual clock (poller_harness.h): values asserted, no simulator, no sleeps.
+#include <gtest/gtest.h>
+
+#include "poller_harness.h"
+
+namespace ibpulse::collector {
+namespace {
+
+using namespace std::chrono_literals;
+using schema::Attribute;
+
+const PortKey kLinked[] = {kHca1,           kHca2, kHca3, {kSwitchGuid, 1}, {kSwitchGuid, 2},
+                           {kSwitchGuid, 3}};
+
+TEST(PollerFake, ReadsEveryLinkedPortOncePerCountersIntervalAndIdlePortsSlowly) {
+  PollerHarness h;
+  ASSERT_TRUE(h.run(10).ok());
+  ASSERT_EQ(h.sweeps.size(), 10u);
+  for (size_t i = 0; i < h.sweeps.size(); ++i) {
+    EXPECT_EQ(h.sweeps[i].number, i + 1);
+    EXPECT_EQ(h.sweeps[i].ports, kLinkedPorts);
+    EXPECT_EQ(h.sweeps[i].stale, 0u);
+  }
+  for (PortKey p : kLinked) {
+    // ibsim-like PMAs (CapabilityMask 0x1200/0x1300, CapabilityMask2 0): both attributes.
+    EXPECT_EQ(h.fabric.attempts(p, Attribute::kPortCounters), 10u);
+    EXPECT_EQ(h.fabric.attempts(p, Attribute::kPortCountersExtended), 10u);
+    EXPECT_EQ(h.fabric.attempts(p, Attribute::kPortRcvErrorDetails), 1u) << "every 10 s";
+  }
+  EXPECT_EQ(h.fabric.attempts(kSwitchIdle, Attribute::kPortCounters), 1u) << "every 60 s";
+  EXPECT_EQ(h.fabric.attempts(kSwitchIdle, Attribute::kPortCountersExtended), 0u);
+  EXPECT_EQ(h.fabric.attempts(kSwitchIdle, Attribute::kPortRcvErrorDetails), 0u);
+  EXPECT_EQ(h.fabric.attempts({kSwitchGuid, 0}, Attribute::kClassPortInfo), 1u);
+  EXPECT_EQ(h.stats.mad.sent, h.stats.mad.answered);
+  EXPECT_EQ(h.stats.ring_drops, 0u);
+}
+
+TEST(PollerFake, SamplesCarryTheModelsCounters) {
+  PollerHarness h;
+  h.fabric.set(kHca2, schema::CounterId::kSymbolError, 1234);
+  h.fabric.set(kHca2, schema::CounterId::kXmitData, 0x1'2345'6789);  // past 32 bits
+  ASSERT_TRUE(h.run(2).ok());
+  const auto narrow = h.of(kHca2, Attribute::kPortCounters);
+  ASSERT_EQ(narrow.size(), 2u);
+  EXPECT_EQ(narrow[0].values[0], 1234u);          // SymbolErrorCounter
+  EXPECT_EQ(narrow[0].values[13], 0xFFFF'FFFFu);  // PortXmitData: latched at 32 bits
+  const auto wide = h.of(kHca2, Attribute::kPortCountersExtended);
+  ASSERT_EQ(wide.size(), 2u);
+  EXPECT_EQ(wide[1].values[0], 0x1'2345'6789u);  // PortXmitData, 64-bit
+}
+
+TEST(PollerFake, PerNodeLimitIsNeverExceeded) {
+  PollerHarness h;
+  h.options.mad.per_node = 2;
+  h.options.intervals.counters = 10ms;  // every port due at once, reads slower than that
+  h.fabric.node(kSwitchGuid).latency = 5ms;
+  ASSERT_TRUE(h.run(20).ok());
+  EXPECT_EQ(h.fabric.wire(kSwitchGuid).max_in_flight, 2u) << "reached, never passed";
+  for (PortKey hca : {kHca1, kHca2, kHca3})
+    EXPECT_EQ(h.fabric.wire(hca.node_guid).max_in_flight, 2u);  // PortCounters + Extended
+}
+
+TEST(PollerFake, TheWindowIsNeverExceeded) {
+  PollerHarness h;
+  h.options.mad.window = 3;
+  h.options.intervals.counters = 10ms;
+  for (uint64_t guid : {kSwitchGuid, kHca1.node_guid, kHca2.node_guid, kHca3.node_guid})
+    h.fabric.node(guid).latency = 5ms;
+  ASSERT_TRUE(h.run(20).ok());
+  EXPECT_EQ(h.fabric.max_in_flight, 3u);
+  EXPECT_EQ(h.sweeps.back().stale, 0u);
+}
+
+TEST(PollerFake, RetriesLostAttemptsAndCountsThem) {
+  PollerHarness h;
+  h.fabric.node(kHca1.node_guid).loss = 0.3;
+  h.fabric.set(kHca1, schema::CounterId::kLinkDowned, 7);
+  ASSERT_TRUE(h.run(20).ok());
+  const MadStats& m = h.stats.mad;
+  EXPECT_GT(m.attempt_timeouts, 0u);
+  // Every lost attempt was retried, unless it was the last one a request had.
+  EXPECT_EQ(m.retried, m.attempt_timeouts - m.failed_timeout);
+  EXPECT_EQ(m.sent, m.answered + m.attempt_timeouts);
+  EXPECT_GT(h.fabric.attempts(kHca1, Attribute::kPortCounters), 20u);
+  EXPECT_EQ(h.fabric.attempts(kHca2, Attribute::kPortCounters), 20u);
+  // Stale ports are exactly the reads that failed after every retry.
+  size_t stale = 0;
+  for (const SweepSummary& s : h.sweeps)
+    stale += s.stale;
+  EXPECT_EQ(stale, h.failed(kHca1, Attribute::kPortCounters));
+  for (const RawSample& s : h.of(kHca1, Attribute::kPortCounters)) {
+    if (s.failure == MadFailure::kNone) {
+      EXPECT_EQ(s.values[2], 7u);  // LinkDownedCounter
+    }
+  }
+}
+
+TEST(PollerFake, ANodeThatNeverAnswersIsStaleAndTheOthersAreNot) {
+  PollerHarness h;
+  h.fabric.node(kHca2.node_guid).loss = 1.0;
+  ASSERT_TRUE(h.run(3).ok());
+  ASSERT_EQ(h.sweeps.size(), 3u);
+  for (const SweepSummary& s : h.sweeps) {
+    EXPECT_EQ(s.ports, kLinkedPorts);
+    EXPECT_EQ(s.stale, 1u);
+    EXPECT_GE(s.seconds, 3.0) << "200 + 400 + 800 + 1600 ms before giving up";
+  }
+  for (PortKey p : kLinked) {
+    const size_t reads = h.of(p, Attribute::kPortCounters).size();
+    EXPECT_EQ(h.failed(p, Attribute::kPortCounters), p == kHca2 ? reads : 0u) << p.node_guid;
+  }
+  for (const RawSample& s : h.of(kHca2, Attribute::kPortCounters))
+    EXPECT_EQ(s.failure, MadFailure::kTimeout);
+  // Its ClassPortInfo never came: PortCounters only, 4 attempts per read.
+  EXPECT_EQ(h.fabric.attempts(kHca2, Attribute::kPortCountersExtended), 0u);
+  EXPECT_EQ(h.fabric.attempts(kHca2, Attribute::kPortCounters),
+            4 * h.of(kHca2, Attribute::kPortCounters).size());
+}
+
+TEST(PollerFake, AnAttributeANodeRefusesIsNotAskedAgainUntilRediscovery) {
+  PollerHarness h;
+  h.fabric.node(kHca1.node_guid).status[0x15] = testing::kStatusUnsupported;
+  h.options.rediscover = 30s;
+  ASSERT_TRUE(h.run(1000, 49s).ok());  // discoveries at 0 s and 30 s; details every 10 s
+  ASSERT_EQ(h.discoveries, 2u);
+  EXPECT_EQ(h.fabric.attempts(kHca1, Attribute::kPortRcvErrorDetails), 2u) << "once per discovery";
+  EXPECT_EQ(h.fabric.attempts(kHca1, Attribute::kPortXmitDiscardDetails), 5u);
+  EXPECT_EQ(h.fabric.attempts(kHca2, Attribute::kPortRcvErrorDetails), 5u);
+  size_t warned = 0;
+  for (const auto& w : h.warnings)
+    warned += w.find("event=attribute_unsupported") != std::string::npos;
+  EXPECT_EQ(warned, 2u);
+  EXPECT_EQ(h.stats.mad.failed_status, 2u);
+}
+
+TEST(PollerFake, BusyIsRetriedThenReportedAsTimeout) {
+  PollerHarness h;
+  h.fabric.node(kHca3.node_guid).status[0x12] = testing::kStatusBusy;
+  ASSERT_TRUE(h.run(2).ok());
+  EXPECT_EQ(h.fabric.attempts(kHca3, Attribute::kPortCounters), 8u) << "2 reads x 4 attempts";
+  EXPECT_EQ(h.failed(kHca3, Attribute::kPortCounters), 2u);
+  EXPECT_EQ(h.sweeps[1].stale, 1u);
+}
+
+}  // namespace
+}  // namespace ibpulse::collector
