@@ -23,8 +23,8 @@ TEST(RemoteWriteConfig, PlainUrl) {
 }
 
 TEST(RemoteWriteConfig, MapWithEveryKind) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("ibpulse-rw-config-" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("ibpulse-rw-config-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "token") << "secret-token\n";
   auto e = parse_endpoint(R"({"url": "https://mimir:9009/api/v1/push", "@line": 12,

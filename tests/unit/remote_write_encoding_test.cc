@@ -53,13 +53,15 @@ TEST(RemoteWriteEncoding, StaleMarkerKeepsItsBitPattern) {
 }
 
 TEST(RemoteWriteSeriesText, ParsesTheRendererLines) {
-  auto line = parse_line(R"(infiniband_port_info{node_guid="0x1",port="2",node_description="a \"q\" \\ b}"} 1)");
+  auto line = parse_line(
+      R"(infiniband_port_info{node_guid="0x1",port="2",node_description="a \"q\" \\ b}"} 1)");
   ASSERT_TRUE(line);
   EXPECT_EQ(line->name, "infiniband_port_info");
   EXPECT_EQ(line->value, 1);
   auto labels = series_labels(line->series);
   ASSERT_TRUE(labels) << labels.error();
-  EXPECT_EQ((*labels)[1], (std::pair<std::string, std::string>("node_description", "a \"q\" \\ b}")));
+  EXPECT_EQ((*labels)[1],
+            (std::pair<std::string, std::string>("node_description", "a \"q\" \\ b}")));
   EXPECT_EQ(label_value(line->labels, "port"), "2");
   EXPECT_FALSE(parse_line("# HELP x y"));
   EXPECT_FALSE(parse_line(""));

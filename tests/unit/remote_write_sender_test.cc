@@ -48,7 +48,7 @@ TEST(RemoteWriteSender, RetriesServerErrorsUntilAccepted) {
   ASSERT_TRUE(queue.push({"a{x=\"1\"}", 5, 1000}, 1000));
   ASSERT_TRUE(eventually([&] { return counters.sent.load() == 1; }));
   const auto requests = receiver.requests();
-  ASSERT_EQ(requests.size(), 3u);  // two 503s, then accepted
+  ASSERT_EQ(requests.size(), 3u);                 // two 503s, then accepted
   EXPECT_EQ(requests[0].body, requests[2].body);  // the same batch again
   EXPECT_NE(requests[0].head.find("Content-Encoding: snappy"), std::string::npos);
   EXPECT_NE(requests[0].head.find("X-Prometheus-Remote-Write-Version: 0.1.0"), std::string::npos);
@@ -62,9 +62,9 @@ TEST(RemoteWriteSender, ClientErrorsAreNotRetried) {
   const Endpoint e = fast_endpoint(receiver.url());
   ShardQueue queue(100, 1 << 20);
   SampleCounters counters;
-  ShardSender sender(e, 0, queue, counters);
   ASSERT_TRUE(queue.push({"a", 1, 1}, 1));
   ASSERT_TRUE(queue.push({"b", 2, 1}, 1));
+  ShardSender sender(e, 0, queue, counters);  // one batch of both
   ASSERT_TRUE(eventually([&] { return counters.failed.load() == 2; }));
   ASSERT_TRUE(eventually([&] { return queue.samples() == 0; }));
   EXPECT_EQ(receiver.requests().size(), 1u);

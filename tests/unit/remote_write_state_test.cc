@@ -15,19 +15,19 @@ using namespace std::chrono_literals;
 TEST(RemoteWriteChangeFilter, SendsChangesAndResendsUnchangedOnlyAfterTheInterval) {
   ChangeFilter f(true, 60);
   f.begin(0);
-  EXPECT_TRUE(f.offer(11, 1.0));   // new
+  EXPECT_TRUE(f.offer(11, 1.0));  // new
   EXPECT_TRUE(f.finish().empty());
   f.begin(1);
   EXPECT_FALSE(f.offer(11, 1.0));  // unchanged
   f.finish();
   f.begin(2);
-  EXPECT_TRUE(f.offer(11, 2.0));   // changed
+  EXPECT_TRUE(f.offer(11, 2.0));  // changed
   f.finish();
   f.begin(61);
   EXPECT_FALSE(f.offer(11, 2.0));  // 59 s since sent
   f.finish();
   f.begin(62);
-  EXPECT_TRUE(f.offer(11, 2.0));   // 60 s: resent
+  EXPECT_TRUE(f.offer(11, 2.0));  // 60 s: resent
   f.finish();
 }
 
@@ -74,7 +74,7 @@ TEST(RemoteWriteChangeFilter, FindsTheSeriesThatLeftAmongMany) {
       EXPECT_FALSE(f.offer(k * 0x9E3779B97F4A7C15ULL, 1.0)) << k;
     }
   }
-  EXPECT_TRUE(f.finish().empty());  // those gone are reported once
+  EXPECT_TRUE(f.finish().empty());       // those gone are reported once
   EXPECT_LE(f.bytes() / f.size(), 64u);  // the memory the header promises
 }
 

@@ -139,8 +139,9 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
           [](S s) { return s.notifications_dropped; });
   i.rw_samples = &pcpp::BuildCounter()
                       .Name("ibpulse_remote_write_samples_total")
-                      .Help("Remote-write samples by result: sent (acknowledged), failed "
-                            "(rejected with a 4xx, not retried), dropped (queue full)")
+                      .Help(
+                          "Remote-write samples by result: sent (acknowledged), failed "
+                          "(rejected with a 4xx, not retried), dropped (queue full)")
                       .Register(i.registry);
   i.rw_queue = &pcpp::BuildGauge()
                     .Name("ibpulse_remote_write_queue_samples")
@@ -148,8 +149,9 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
                     .Register(i.registry);
   i.rw_lag = &pcpp::BuildGauge()
                   .Name("ibpulse_remote_write_lag_seconds")
-                  .Help("Age of the oldest snapshot whose samples are not all acknowledged (when "
-                        "none is pending: of the last acknowledged one)")
+                  .Help(
+                      "Age of the oldest snapshot whose samples are not all acknowledged (when "
+                      "none is pending: of the last acknowledged one)")
                   .Register(i.registry);
 }
 

@@ -49,8 +49,7 @@ Result<std::string> text_of(const std::string& key, const json& value) {
   return Err("{} must be text", key);
 }
 
-Result<uint64_t> number_of(const std::string& key, const json& value, uint64_t min,
-                           uint64_t max) {
+Result<uint64_t> number_of(const std::string& key, const json& value, uint64_t min, uint64_t max) {
   auto s = text_of(key, value);  // YAML scalars arrive as text
   uint64_t n = 0;
   if (s) {

@@ -108,9 +108,8 @@ Result<Labels> series_labels(std::string_view series, const Labels& external) {
     if (!ok) return Err("malformed labels in '{}'", series);
   }
   for (const auto& [name, value] : external) {
-    const bool present = std::any_of(out.begin(), out.end(), [&](const auto& l) {
-      return l.first == name;
-    });
+    const bool present =
+        std::any_of(out.begin(), out.end(), [&](const auto& l) { return l.first == name; });
     if (!present) out.emplace_back(name, value);  // the series' own label wins, as in Prometheus
   }
   std::sort(out.begin(), out.end());

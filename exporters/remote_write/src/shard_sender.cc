@@ -68,8 +68,7 @@ void ShardSender::run() {
   }
 }
 
-bool ShardSender::deliver(HttpClient& client, Log& log, const std::string& body,
-                          size_t samples) {
+bool ShardSender::deliver(HttpClient& client, Log& log, const std::string& body, size_t samples) {
   Backoff backoff(endpoint_.min_backoff, endpoint_.max_backoff);
   const std::string url = redacted_url(endpoint_.url);
   while (!stop_.load()) {

@@ -81,14 +81,17 @@ void SnapshotSamples::read(const converters::FabricSnapshot& snapshot,
   LineReader reader{snapshot, selection_, offset, each, unix_ms(snapshot.published, offset),
                     false,    false,      {},     0};
   // Chunks end at line ends (the renderer hands over whole lines).
-  renderer_.render(snapshot, scratch, [&reader](std::string_view chunk) {
-    while (!chunk.empty()) {
-      const size_t end = chunk.find('\n');
-      reader.line(chunk.substr(0, end));
-      if (end == std::string_view::npos) break;
-      chunk.remove_prefix(end + 1);
-    }
-  }, 1 << 16);
+  renderer_.render(
+      snapshot, scratch,
+      [&reader](std::string_view chunk) {
+        while (!chunk.empty()) {
+          const size_t end = chunk.find('\n');
+          reader.line(chunk.substr(0, end));
+          if (end == std::string_view::npos) break;
+          chunk.remove_prefix(end + 1);
+        }
+      },
+      1 << 16);
 }
 
 }  // namespace ibpulse::exporters::remote_write

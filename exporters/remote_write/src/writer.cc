@@ -142,18 +142,17 @@ void RemoteWriter::stale_markers(const std::vector<std::vector<uint64_t>>& gone,
   std::vector<std::unordered_set<uint64_t>> sets;
   for (const auto& keys : gone)
     sets.emplace_back(keys.begin(), keys.end());
-  reader_->samples.read(*previous_, 0ms, reader_->scratch,
-                        [&](const SeriesLine& line, uint64_t key, int64_t) {
-                          for (size_t i = 0; i < targets_.size(); ++i) {
-                            if (sets[i].count(ChangeFilter::normal(key)) == 0) continue;
-                            Target& t = *targets_[i];
-                            if (!t.queue_of(key).push({std::string(line.series), stale_nan(),
-                                                       publish_ms},
-                                                      publish_ms)) {
-                              t.counters.dropped.fetch_add(1);
-                            }
-                          }
-                        });
+  reader_->samples.read(
+      *previous_, 0ms, reader_->scratch, [&](const SeriesLine& line, uint64_t key, int64_t) {
+        for (size_t i = 0; i < targets_.size(); ++i) {
+          if (sets[i].count(ChangeFilter::normal(key)) == 0) continue;
+          Target& t = *targets_[i];
+          if (!t.queue_of(key).push({std::string(line.series), stale_nan(), publish_ms},
+                                    publish_ms)) {
+            t.counters.dropped.fetch_add(1);
+          }
+        }
+      });
 }
 
 std::vector<prometheus::RemoteWriteStatus> RemoteWriter::status() const {
@@ -171,7 +170,8 @@ std::vector<prometheus::RemoteWriteStatus> RemoteWriter::status() const {
       const int64_t o = q->lag_origin_ms();
       if (o > 0) origin = origin == 0 ? o : std::min(origin, o);
     }
-    s.lag_seconds = origin == 0 ? 0 : std::max<double>(0, static_cast<double>(now_ms - origin) / 1e3);
+    s.lag_seconds =
+        origin == 0 ? 0 : std::max<double>(0, static_cast<double>(now_ms - origin) / 1e3);
     out.push_back(std::move(s));
   }
   return out;

@@ -15,9 +15,9 @@
 namespace ibpulse::exporters::remote_write {
 
 struct HttpResult {
-  long status = 0;     // 0: no HTTP answer (see error)
-  std::string error;   // curl's message when there was no answer
-  std::string body;    // the start of the answer's body, for the log
+  long status = 0;    // 0: no HTTP answer (see error)
+  std::string error;  // curl's message when there was no answer
+  std::string body;   // the start of the answer's body, for the log
 };
 
 enum class Outcome { kSent, kRetry, kReject };

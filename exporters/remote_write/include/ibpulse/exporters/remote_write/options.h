@@ -18,13 +18,13 @@
 namespace ibpulse::exporters::remote_write {
 
 struct Endpoint {
-  std::string url;                           // http:// or https://
+  std::string url;                             // http:// or https://
   std::map<std::string, std::string> headers;  // e.g. X-Scope-OrgID for a Mimir tenant
-  std::string username, password;            // basic auth (password or password-file)
-  std::string bearer_token;                  // read from bearer-token-file at start
+  std::string username, password;              // basic auth (password or password-file)
+  std::string bearer_token;                    // read from bearer-token-file at start
   std::string tls_ca_file, tls_cert_file, tls_key_file;
   std::vector<std::pair<std::string, std::string>> external_labels;  // added to every series
-  size_t batch_size = 2000;                  // samples per request
+  size_t batch_size = 2000;                                          // samples per request
   size_t queue_samples = 2'000'000;          // per URL, split evenly between its shards
   size_t queue_bytes = size_t{256} << 20;    // idem
   unsigned concurrency = 4;                  // requests in flight (one shard each)
