@@ -29,7 +29,9 @@ class HttpReceiver {
     size_t connection = 0;  // which connection it came on (0, 1, ... in accept order)
   };
 
-  explicit HttpReceiver(std::function<int(size_t n)> answer) : answer_(std::move(answer)) {
+  // keep_bodies false: bodies are only counted (bytes()), for benchmarks.
+  explicit HttpReceiver(std::function<int(size_t n)> answer, bool keep_bodies = true)
+      : answer_(std::move(answer)), keep_bodies_(keep_bodies) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in a{};
     a.sin_family = AF_INET;
@@ -56,6 +58,10 @@ class HttpReceiver {
   std::vector<Request> requests() const {
     std::lock_guard lock(mutex_);
     return requests_;
+  }
+  uint64_t bytes() const {
+    std::lock_guard lock(mutex_);
+    return bytes_;
   }
   // Waits until `n` requests came (false after `timeout`).
   bool wait_for(size_t n, std::chrono::milliseconds timeout) const {
@@ -102,12 +108,13 @@ class HttpReceiver {
         if (n <= 0) return (void)::close(c);
         in.append(buf, static_cast<size_t>(n));
       }
-      r.body = in.substr(end + 4, length);
+      if (keep_bodies_) r.body = in.substr(end + 4, length);
       in.erase(0, end + 4 + length);
       size_t index = 0;
       {
         std::lock_guard lock(mutex_);
         index = requests_.size();
+        bytes_ += length;
         requests_.push_back(std::move(r));
       }
       const int status = answer_(index);
@@ -121,6 +128,8 @@ class HttpReceiver {
   }
 
   std::function<int(size_t)> answer_;
+  const bool keep_bodies_;
+  uint64_t bytes_ = 0;  // bodies' bytes, under mutex_
   int fd_ = -1;
   uint16_t port_ = 0;
   std::atomic<bool> stop_{false};
