@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace ibpulse::exporters::remote_write {
@@ -127,12 +128,23 @@ std::optional<std::string_view> label_value(std::string_view labels, std::string
 }
 
 uint64_t series_hash(std::string_view series) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (const char c : series) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 0x100000001b3ULL;
+  // Eight bytes a step (byte-wise FNV-1a was a tenth of the writer's time), then murmur3's
+  // finaliser: the table and the shards use both halves of the result.
+  uint64_t h = 0xcbf29ce484222325ULL ^ series.size();
+  size_t i = 0;
+  for (; i + 8 <= series.size(); i += 8) {
+    uint64_t chunk = 0;
+    std::memcpy(&chunk, series.data() + i, 8);
+    h = (h ^ chunk) * 0x100000001b3ULL;
+    h ^= h >> 32;
   }
-  return h ^ (h >> 29);  // FNV's low bits mix poorly; the table and the shards use them
+  for (; i < series.size(); ++i)
+    h = (h ^ static_cast<unsigned char>(series[i])) * 0x100000001b3ULL;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  return h ^ (h >> 33);
 }
 
 MetricSelection::MetricSelection(std::vector<std::string> prefixes)

@@ -4,11 +4,12 @@
 
 namespace ibpulse::exporters::remote_write {
 
-ShardQueue::ShardQueue(size_t max_samples, size_t max_bytes)
-    : max_samples_(max_samples), max_bytes_(max_bytes) {}
+ShardQueue::ShardQueue(size_t max_samples, size_t max_bytes, size_t wake_at)
+    : max_samples_(max_samples), max_bytes_(max_bytes), wake_at_(std::max<size_t>(1, wake_at)) {}
 
 bool ShardQueue::push(Sample sample, int64_t snapshot_ms) {
   const size_t c = cost(sample);
+  bool wake = false;
   {
     std::lock_guard lock(mutex_);
     if (queue_.size() + taken_ + 1 > max_samples_ || bytes_ + taken_bytes_ + c > max_bytes_) {
@@ -16,19 +17,26 @@ bool ShardQueue::push(Sample sample, int64_t snapshot_ms) {
     }
     queue_.push_back({std::move(sample), snapshot_ms});
     bytes_ += c;
+    wake = queue_.size() % wake_at_ == 0;
   }
-  ready_.notify_one();
+  if (wake) ready_.notify_one();
   return true;
 }
 
 void ShardQueue::note_snapshot(int64_t snapshot_ms) {
-  std::lock_guard lock(mutex_);
-  if (queue_.empty() && taken_ == 0) acknowledged_ms_ = std::max(acknowledged_ms_, snapshot_ms);
+  {
+    std::lock_guard lock(mutex_);
+    if (queue_.empty() && taken_ == 0) acknowledged_ms_ = std::max(acknowledged_ms_, snapshot_ms);
+    complete_ = !queue_.empty();
+  }
+  ready_.notify_one();
 }
 
 std::vector<Sample> ShardQueue::take(size_t max, std::chrono::milliseconds wait) {
   std::unique_lock lock(mutex_);
-  ready_.wait_for(lock, wait, [&] { return !queue_.empty() || woken_; });
+  ready_.wait_for(lock, wait, [&] {
+    return queue_.size() >= std::min(max, wake_at_) || (complete_ && !queue_.empty()) || woken_;
+  });
   std::vector<Sample> out;
   const size_t n = std::min(max, queue_.size());
   out.reserve(n);
@@ -43,6 +51,7 @@ std::vector<Sample> ShardQueue::take(size_t max, std::chrono::milliseconds wait)
     queue_.pop_front();
   }
   taken_ += n;
+  if (queue_.empty()) complete_ = false;
   return out;
 }
 

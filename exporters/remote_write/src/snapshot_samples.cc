@@ -32,12 +32,28 @@ struct LineReader {
   std::optional<collector::PortKey> cached_port;
   int64_t cached_ms = 0;
 
+  size_t cursor = 0;  // where the last port was found in snapshot.ports
+
+  // Each family lists the ports in snapshot order: the next port is usually the next entry.
+  const converters::PortSnapshot* find(collector::PortKey key) {
+    const auto& ports = snapshot.ports;
+    for (size_t i = cursor; i < ports.size() && i < cursor + 2; ++i) {
+      if (ports[i].key == key) {
+        cursor = i;
+        return &ports[i];
+      }
+    }
+    const auto* p = snapshot.find(key);
+    if (p != nullptr) cursor = static_cast<size_t>(p - ports.data());
+    return p;
+  }
+
   int64_t port_time(std::string_view labels) {
     const auto key = port_of(labels);
     if (!key) return publish_ms;
     if (!cached_port || !(*cached_port == *key)) {
       cached_port = key;
-      const auto* p = snapshot.find(*key);
+      const auto* p = find(*key);
       const bool read = p != nullptr && p->last_read != converters::Clock::time_point{};
       cached_ms = read ? unix_ms(p->last_read, offset) : publish_ms;
     }
@@ -79,7 +95,7 @@ void SnapshotSamples::read(const converters::FabricSnapshot& snapshot,
                            std::chrono::milliseconds offset, std::string& scratch,
                            const Each& each) const {
   LineReader reader{snapshot, selection_, offset, each, unix_ms(snapshot.published, offset),
-                    false,    false,      {},     0};
+                    false,    false,      {},     0,    0};
   // Chunks end at line ends (the renderer hands over whole lines).
   renderer_.render(
       snapshot, scratch,

@@ -35,7 +35,7 @@ struct RemoteWriter::Target {
     const unsigned n = std::max(1u, endpoint.concurrency);
     for (unsigned i = 0; i < n; ++i) {
       queues.push_back(std::make_unique<ShardQueue>(std::max<size_t>(1, endpoint.queue_samples / n),
-                                                    endpoint.queue_bytes / n));
+                                                    endpoint.queue_bytes / n, endpoint.batch_size));
     }
     for (unsigned i = 0; i < n; ++i)
       senders.push_back(std::make_unique<ShardSender>(endpoint, i, *queues[i], counters));

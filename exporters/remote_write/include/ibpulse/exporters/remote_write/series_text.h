@@ -39,7 +39,7 @@ Result<Labels> series_labels(std::string_view series, const Labels& external = {
 // The (escaped) value of label `name` in the label text of a series, if it is there.
 std::optional<std::string_view> label_value(std::string_view labels, std::string_view name);
 
-// 64-bit FNV-1a of the series text: the series' key in the change filter and for sharding.
+// A 64-bit hash of the series text: the series' key in the change filter and for sharding.
 uint64_t series_hash(std::string_view series);
 
 // remote-write.metrics: the families sent, by name or prefix; empty selects everything.

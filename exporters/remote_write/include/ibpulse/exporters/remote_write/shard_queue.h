@@ -23,18 +23,21 @@ namespace ibpulse::exporters::remote_write {
 
 class ShardQueue {
  public:
-  ShardQueue(size_t max_samples, size_t max_bytes);
+  // The sender is woken when `wake_at` samples are queued or a snapshot is complete, not per
+  // sample: a futex wake per sample cost more than the rest of the writer's work together.
+  ShardQueue(size_t max_samples, size_t max_bytes, size_t wake_at = 1);
 
   // What one queued sample costs against max_bytes.
   static size_t cost(const Sample& s) { return sizeof(Entry) + s.series.size(); }
 
   // False (nothing queued) when the sample does not fit.
   bool push(Sample sample, int64_t snapshot_ms);
-  // A snapshot had nothing for this shard: it counts as acknowledged if nothing is pending.
+  // The snapshot's samples are all queued: the sender may take a short batch. With nothing
+  // pending, the snapshot counts as acknowledged.
   void note_snapshot(int64_t snapshot_ms);
 
-  // Up to `max` samples, waiting at most `wait` for the first; they stay pending (and count in
-  // samples()) until acknowledge().
+  // Up to `max` samples, waiting at most `wait` for `wake_at` of them or a complete snapshot;
+  // they stay pending (and count in samples()) until acknowledge().
   std::vector<Sample> take(size_t max, std::chrono::milliseconds wait);
   void acknowledge();  // the batch take() returned is done with (sent, or rejected)
   void wake();         // take() returns now (stopping)
@@ -51,7 +54,8 @@ class ShardQueue {
   mutable std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<Entry> queue_;
-  const size_t max_samples_, max_bytes_;
+  const size_t max_samples_, max_bytes_, wake_at_;
+  bool complete_ = false;  // a snapshot ended since the sender last emptied the queue
   size_t bytes_ = 0;
   size_t taken_ = 0, taken_bytes_ = 0;
   int64_t taken_oldest_ms_ = 0, taken_newest_ms_ = 0;
