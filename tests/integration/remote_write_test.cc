@@ -5,7 +5,10 @@
 // backwards; a port that leaves ends its series with a stale marker). A receiver answering 400
 // is counted and not retried; bad configuration stops the daemon at start.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -228,6 +231,21 @@ TEST(RemoteWrite, BadConfigurationStopsTheDaemonAtStart) {
   EXPECT_NE(file.exit_code, 0);
   EXPECT_NE(file.err.find("bearer-token-file: cannot read '/no/such'"), std::string::npos)
       << file.err;
+  // In the config file, a receiver is a YAML map; the error names the file, line and key.
+  const auto config = std::filesystem::temp_directory_path() /
+                      ("ibpulse-rw-" + std::to_string(::getpid()) + ".yaml");
+  std::ofstream(config) << "remote-write:\n"
+                           "  url:\n"
+                           "    - http://127.0.0.1:1/api/v1/write\n"
+                           "    - url: http://127.0.0.1:2/api/v1/push\n"
+                           "      headers: {X-Scope-OrgID: a}\n"
+                           "      queue-sampels: 10\n";
+  const auto yaml = run_ibpulse({"run", "--config", config.string()});
+  std::filesystem::remove(config);
+  EXPECT_NE(yaml.exit_code, 0);
+  EXPECT_NE(yaml.err.find(":2: remote-write.url: receiver 2: unknown key 'queue-sampels'"),
+            std::string::npos)
+      << yaml.err;
 }
 
 }  // namespace

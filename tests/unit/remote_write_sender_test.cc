@@ -2,6 +2,7 @@
 // with backoff, 4xx not), sharding, timestamps from the readings and stale markers.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <bit>
 #include <map>
 #include <set>
@@ -247,16 +248,27 @@ TEST(RemoteWriter, EachSeriesStaysOnOneShard) {
 
 TEST(RemoteWriter, AFullQueueDropsAndCountsAndTheSeriesIsSentLater) {
   WriterFixture f;
-  HttpReceiver down([](size_t) { return 503; });
+  std::atomic<bool> healthy{false};
+  HttpReceiver flaky([&healthy](size_t) { return healthy.load() ? 204 : 503; });
   WriterOptions o = f.options(true);
-  o.endpoints[0].url = down.url();
+  o.endpoints[0].url = flaky.url();
   o.endpoints[0].queue_samples = 10;
   RemoteWriter w(o, {});
   w.write(f.first, f.offset);
   const auto st = w.status()[0];
   EXPECT_EQ(st.queue_samples, 10u);
-  EXPECT_GT(st.dropped, 0u);
   EXPECT_EQ(st.sent, 0u);
+  ASSERT_GT(st.dropped, 0u);
+  const size_t series = 10 + st.dropped;
+  healthy.store(true);
+  // Each snapshot queues what fits: the series dropped before are offered again until every
+  // one of them went out (unchanged values included).
+  for (int i = 1; i <= 40 && received(flaky).size() < series; ++i) {
+    ASSERT_TRUE(eventually([&] { return w.status()[0].queue_samples == 0; }));
+    w.write(later(*f.first, i), f.offset);
+  }
+  ASSERT_TRUE(eventually([&] { return w.status()[0].queue_samples == 0; }));
+  EXPECT_EQ(received(flaky).size(), series);
 }
 
 }  // namespace

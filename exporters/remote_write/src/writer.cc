@@ -27,6 +27,8 @@ struct RemoteWriter::Target {
   std::vector<std::unique_ptr<ShardQueue>> queues;
   SampleCounters counters;
   std::vector<std::unique_ptr<ShardSender>> senders;
+  uint64_t drops_logged = 0;  // counters.dropped when last logged
+  std::chrono::steady_clock::time_point drop_logged_at{};
 
   Target(Endpoint e, const WriterOptions& o)
       : endpoint(std::move(e)),
@@ -39,6 +41,22 @@ struct RemoteWriter::Target {
     }
     for (unsigned i = 0; i < n; ++i)
       senders.push_back(std::make_unique<ShardSender>(endpoint, i, *queues[i], counters));
+  }
+
+  // Drops are logged at most every 10 s, with how many since the last line.
+  void log_drops() {
+    const uint64_t dropped = counters.dropped.load();
+    const auto now = std::chrono::steady_clock::now();
+    if (dropped == drops_logged || now - drop_logged_at < 10s) return;
+    size_t queued = 0;
+    for (const auto& q : queues)
+      queued += q->samples();
+    spdlog::warn(
+        "event=remote_write_dropped url=\"{}\" samples={} queue_samples={} "
+        "note=\"the queue is full (queue-samples, queue-bytes): the receiver is down or slow\"",
+        url, dropped - drops_logged, queued);
+    drops_logged = dropped;
+    drop_logged_at = now;
   }
 
   // The shard of a series: the high half of its hash (the change filter indexes by the low).
@@ -130,6 +148,7 @@ void RemoteWriter::write(std::shared_ptr<const converters::FabricSnapshot> snaps
   for (auto& t : targets_) {
     for (auto& q : t->queues)
       q->note_snapshot(publish_ms);
+    t->log_drops();
   }
   previous_ = std::move(snapshot);
 }
