@@ -18,6 +18,11 @@ find_package(civetweb 1.15 CONFIG REQUIRED)
 find_package(ZLIB REQUIRED)
 # The daemon's own metrics; private to the Prometheus exporter (and the render benchmark).
 find_package(prometheus-cpp CONFIG REQUIRED)
+# Prometheus remote write: protobuf (WriteRequest), snappy (block compression) and libcurl
+# (HTTP/TLS to the receivers); private to exporters/remote_write.
+find_package(Protobuf REQUIRED)
+find_package(Snappy CONFIG REQUIRED)
+find_package(CURL REQUIRED)
 # net-snmp (Debian libsnmp-dev) for the embedded SNMP agent; private to the SNMP exporter. Not
 # through net-snmp-config: its flags carry -Werror=format-security and perl's include paths.
 find_path(NETSNMP_INCLUDE_DIR net-snmp/net-snmp-config.h REQUIRED)

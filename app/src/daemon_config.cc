@@ -176,6 +176,17 @@ Status set_trap_sinks(DaemonConfig& c, const std::vector<std::string>& v) {
   return Ok{};
 }
 
+// Each receiver a URL or a map (YAML; JSON text as a flag): remote_write::parse_endpoint.
+Status set_remote_write_urls(DaemonConfig& c, const std::vector<std::string>& v) {
+  c.remote_write.endpoints.clear();
+  for (size_t i = 0; i < v.size(); ++i) {
+    auto e = exporters::remote_write::parse_endpoint(v[i]);
+    if (!e) return Err("receiver {}: {}", i + 1, e.error());
+    c.remote_write.endpoints.push_back(std::move(*e));
+  }
+  return Ok{};
+}
+
 // `0x<node GUID>:<port>` entries.
 Status set_sampled_ports(DaemonConfig& c, const std::vector<std::string>& v) {
   std::vector<collector::PortKey> ports;
@@ -435,6 +446,23 @@ const std::vector<KeyDef>& key_defs() {
         "(each node's PMA is read that many times)",
         "1"},
        number(1, 4096, IBPULSE_FIELD(poller.shard.replicas))},
+      {{"remote-write.url",
+        "Prometheus remote-write receivers (list; each a URL or a map: url, headers, username, "
+        "password, password-file, bearer-token-file, tls-ca-file, tls-cert-file, tls-key-file, "
+        "external-labels, batch-size, queue-samples, queue-bytes, concurrency, timeout; "
+        "docs/remote-write.md)",
+        ""},
+       set_remote_write_urls},
+      {{"remote-write.metrics",
+        "Metric families sent by remote write, by name or prefix (list; default: all of "
+        "/metrics' fabric metrics)",
+        ""},
+       strings(IBPULSE_FIELD(remote_write.metrics))},
+      {{"remote-write.changed-only",
+        "Send a series whose value did not change only every remote-write.resend", "true"},
+       boolean(IBPULSE_FIELD(remote_write.changed_only))},
+      {{"remote-write.resend", "Time between sends of an unchanged series (changed-only)", "60s"},
+       duration(IBPULSE_FIELD(remote_write.resend))},
       {{"collector.ring-size", "Samples buffered between poller and converters", "65536"},
        number(1024, 1u << 24, IBPULSE_FIELD(ring_size))},
   };
@@ -600,6 +628,7 @@ void add_config_flags(CLI::App& app, ConfigValues& flags) {
     // themselves: a user's JSON map, free text.
     const bool text_with_commas = k.key.name == "snmp.users" || k.key.name == "alerts.rules" ||
                                   k.key.name == "snmp.trap-sinks" ||
+                                  k.key.name == "remote-write.url" ||
                                   k.key.name.starts_with("snmp.sys-");
     if (!text_with_commas) option->delimiter(',');
     option->group("Configuration (also settable in the --config file)");

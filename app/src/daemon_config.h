@@ -16,6 +16,7 @@
 #include "ibpulse/exporters/alerts/engine.h"
 #include "ibpulse/exporters/alerts/rule.h"
 #include "ibpulse/exporters/prometheus/renderer.h"
+#include "ibpulse/exporters/remote_write/options.h"
 #include "ibpulse/exporters/snmp/agent.h"
 
 namespace ibpulse::cli {
@@ -41,6 +42,7 @@ struct DaemonConfig {
   bool default_alert_rules = true;
   exporters::alerts::EngineOptions alerts;
   size_t ring_size = 65536;
+  exporters::remote_write::WriterOptions remote_write;  // docs/remote-write.md; no URL: off
 };
 
 // Where the counters' state lives when state.dir is not set: a simulated fabric's own run

@@ -12,6 +12,7 @@
 #include "daemon_config.h"
 #include "ibpulse/collector/environment.h"
 #include "ibpulse/collector/poller.h"
+#include "ibpulse/exporters/remote_write/writer.h"
 #include "snmp_endpoint.h"
 #include "web_endpoint.h"
 
@@ -163,7 +164,11 @@ int run_daemon(const RunArgs& a) {
   AlertLoop alerts(std::move(rules.rules), config->alerts, snapshots);
   // Set once the SNMP agent runs: scrapes may come before.
   std::atomic<exporters::snmp::SnmpAgent*> agent{nullptr};
-  const auto alert_status = [&alerts, &agent](exporters::prometheus::DaemonStatus& status) {
+  auto remote_write = exporters::remote_write::RemoteWriter::start(config->remote_write,
+                                                                   config->collect, snapshots);
+  const auto alert_status = [&alerts, &agent,
+                             &remote_write](exporters::prometheus::DaemonStatus& status) {
+    if (remote_write) status.remote_write = remote_write->status();
     auto now = alerts.status();
     status.active_alerts = std::move(now.active);
     status.alerts = now.engine;
@@ -264,6 +269,7 @@ int run_daemon(const RunArgs& a) {
   convert_thread.join();
   stop_alerts.store(true);
   alert_thread.join();
+  if (remote_write) remote_write->stop();  // its status stays readable for a last scrape
   converter.log_totals();
   const auto st = poller.stats();
   const auto cs = converter.stats();

@@ -42,20 +42,23 @@ PrometheusServer::PrometheusServer(uint16_t target_port, const Options& options)
       for (const auto& file : options.rule_files)
         config << "  - " << file.string() << "\n";
     }
-    config << "scrape_configs:\n"
-              "  - job_name: ibpulse\n"
-              "    static_configs:\n"
-              "      - targets: ['127.0.0.1:"
-           << target_port << "']\n";
+    if (!options.remote_write_receiver) {
+      config << "scrape_configs:\n"
+                "  - job_name: ibpulse\n"
+                "    static_configs:\n"
+                "      - targets: ['127.0.0.1:"
+             << target_port << "']\n";
+    }
   }
   port_ = free_loopback_port(SOCK_STREAM);
   const auto program = sim::find_program("prometheus");
   if (!program || port_ == 0) return;
   // Everything the child needs is built before fork: it only opens, dups and execs.
-  const std::vector<std::string> args = {
+  std::vector<std::string> args = {
       program->string(), "--config.file=" + (dir_ / "prometheus.yml").string(),
       "--storage.tsdb.path=" + (dir_ / "data").string(),
       "--web.listen-address=127.0.0.1:" + std::to_string(port_), "--log.level=warn"};
+  if (options.remote_write_receiver) args.push_back("--web.enable-remote-write-receiver");
   std::vector<char*> argv;
   for (const auto& a : args)
     argv.push_back(const_cast<char*>(a.c_str()));

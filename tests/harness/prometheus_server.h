@@ -28,6 +28,9 @@ class PrometheusServer {
     std::vector<std::filesystem::path> rule_files;
     // 1m is Prometheus' own default.
     std::chrono::seconds evaluation_interval = std::chrono::minutes(1);
+    // A remote-write receiver (--web.enable-remote-write-receiver, path /api/v1/write) that
+    // scrapes nothing: the samples come only from remote write.
+    bool remote_write_receiver = false;
   };
 
   // Starts Prometheus scraping 127.0.0.1:<target_port>/metrics; wait_ready() says whether it

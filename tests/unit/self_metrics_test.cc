@@ -33,6 +33,14 @@ DaemonStatus known_status() {
   s.converter.own_clears = 12;
   s.saturated_counters = 4;
   s.snapshot_age_seconds = 0.25;
+  RemoteWriteStatus rw;
+  rw.url = "http://vm:8428/api/v1/write";
+  rw.sent = 1200;
+  rw.failed = 3;
+  rw.dropped = 4;
+  rw.queue_samples = 250;
+  rw.lag_seconds = 1.5;
+  s.remote_write.push_back(rw);
   return s;
 }
 
@@ -58,6 +66,15 @@ TEST(SelfMetrics, ExactValuesFromTheStatus) {
   EXPECT_TRUE(has_line(out, "ibpulse_saturated_counters 4"));
   EXPECT_TRUE(has_line(out, "ibpulse_own_clears_total 12"));
   EXPECT_TRUE(has_line(out, "ibpulse_snapshot_age_seconds 0.25"));
+  const std::string url = R"(url="http://vm:8428/api/v1/write")";
+  EXPECT_TRUE(
+      has_line(out, R"(ibpulse_remote_write_samples_total{result="sent",)" + url + "} 1200"));
+  EXPECT_TRUE(
+      has_line(out, R"(ibpulse_remote_write_samples_total{result="failed",)" + url + "} 3"));
+  EXPECT_TRUE(
+      has_line(out, R"(ibpulse_remote_write_samples_total{result="dropped",)" + url + "} 4"));
+  EXPECT_TRUE(has_line(out, "ibpulse_remote_write_queue_samples{" + url + "} 250"));
+  EXPECT_TRUE(has_line(out, "ibpulse_remote_write_lag_seconds{" + url + "} 1.5"));
 }
 
 TEST(SelfMetrics, TotalsNeverGoBackwardsWhileLevelsFollow) {

@@ -37,6 +37,10 @@ struct SelfMetrics::Impl {
   pcpp::Family<pcpp::Gauge>* shard_info = nullptr;
   bool shard_info_set = false;
   std::mutex mutex;  // update(): counters are brought up to totals under it
+  // Remote write, one set of series per receiver URL (added when a URL first appears).
+  pcpp::Family<pcpp::Counter>* rw_samples = nullptr;
+  pcpp::Family<pcpp::Gauge>* rw_queue = nullptr;
+  pcpp::Family<pcpp::Gauge>* rw_lag = nullptr;
 
   void total(const std::string& name, const std::string& help,
              uint64_t (*read)(const DaemonStatus&), const pcpp::Labels& labels = {}) {
@@ -146,9 +150,30 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
   i.total("ibpulse_notifications_dropped_total",
           "SNMP notifications dropped because a queue was full (the oldest go first)",
           [](S s) { return s.notifications_dropped; });
+  i.rw_samples = &pcpp::BuildCounter()
+                      .Name("ibpulse_remote_write_samples_total")
+                      .Help(
+                          "Remote-write samples by result: sent (acknowledged), failed "
+                          "(rejected with a 4xx, not retried), dropped (queue full)")
+                      .Register(i.registry);
+  i.rw_queue = &pcpp::BuildGauge()
+                    .Name("ibpulse_remote_write_queue_samples")
+                    .Help("Remote-write samples queued or in flight")
+                    .Register(i.registry);
+  i.rw_lag = &pcpp::BuildGauge()
+                  .Name("ibpulse_remote_write_lag_seconds")
+                  .Help(
+                      "Age of the oldest snapshot whose samples are not all acknowledged (when "
+                      "none is pending: of the last acknowledged one)")
+                  .Register(i.registry);
 }
 
 namespace {
+
+void bring_up(pcpp::Counter& c, uint64_t total) {
+  const double target = static_cast<double>(total);
+  if (target > c.Value()) c.Increment(target - c.Value());
+}
 
 pcpp::Labels alert_labels(const alerts::AlertEvent& e) {
   return {{"rule", e.rule},
@@ -192,6 +217,14 @@ void SelfMetrics::update(const DaemonStatus& status) {
     if (!now.count(labels)) impl_->active_alerts->Remove(series);
   }
   impl_->active_series = std::move(now);
+  for (const auto& rw : status.remote_write) {  // Add() returns the existing series
+    auto& i = *impl_;
+    bring_up(i.rw_samples->Add({{"url", rw.url}, {"result", "sent"}}), rw.sent);
+    bring_up(i.rw_samples->Add({{"url", rw.url}, {"result", "failed"}}), rw.failed);
+    bring_up(i.rw_samples->Add({{"url", rw.url}, {"result", "dropped"}}), rw.dropped);
+    i.rw_queue->Add({{"url", rw.url}}).Set(static_cast<double>(rw.queue_samples));
+    i.rw_lag->Add({{"url", rw.url}}).Set(rw.lag_seconds);
+  }
 }
 
 void SelfMetrics::append(std::string& out) const {

@@ -13,6 +13,15 @@
 
 namespace ibpulse::exporters::prometheus {
 
+// One Prometheus remote-write receiver (docs/remote-write.md), as the app reads it from the
+// writer: a plain struct, so this module does not depend on exporters/remote_write.
+struct RemoteWriteStatus {
+  std::string url;                             // credentials removed
+  uint64_t sent = 0, failed = 0, dropped = 0;  // samples, cumulative
+  uint64_t queue_samples = 0;                  // queued or in flight
+  double lag_seconds = 0;  // age of the oldest snapshot not wholly acknowledged (or the last one)
+};
+
 struct DaemonStatus {
   collector::PollerStats poller;
   converters::ConverterStats converter;
@@ -24,6 +33,7 @@ struct DaemonStatus {
   std::vector<alerts::AlertEvent> active_alerts;
   alerts::EngineStats alerts;
   uint64_t notifications_sent = 0, notifications_dropped = 0;  // by the SNMP agent
+  std::vector<RemoteWriteStatus> remote_write;                 // one per remote-write.url
 };
 
 class SelfMetrics {

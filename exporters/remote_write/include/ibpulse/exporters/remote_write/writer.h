@@ -1,0 +1,67 @@
+#pragma once
+// Prometheus remote write of every published snapshot (docs/remote-write.md): a thread of its
+// own reads the latest snapshot from the store (it never blocks polling or converting), turns
+// it into samples (snapshot_samples.h), filters them (change_filter.h, one filter per
+// receiver) and queues them per receiver and shard; each shard's sender POSTs them
+// (shard_sender.h). A series always goes to the same shard of a receiver, so its samples stay
+// in order.
+//
+// Thread safety: status() may be called from any thread. write() is for one thread: the
+// writer's own once follow() ran, else the caller's (tests, benchmarks).
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ibpulse/converters/snapshot.h"
+#include "ibpulse/exporters/prometheus/renderer.h"
+#include "ibpulse/exporters/prometheus/self_metrics.h"
+#include "ibpulse/exporters/remote_write/options.h"
+
+namespace ibpulse::exporters::remote_write {
+
+class RemoteWriter {
+ public:
+  // The daemon's writer: none (nullptr) without endpoints; else started on `store` (which
+  // outlives it), each receiver logged.
+  static std::unique_ptr<RemoteWriter> start(const WriterOptions& options,
+                                             prometheus::MetricGroups groups,
+                                             const converters::SnapshotStore& store);
+
+  // `groups` are the collect.* groups /metrics uses. Starts the senders (not the reading
+  // thread: see follow()).
+  RemoteWriter(WriterOptions options, prometheus::MetricGroups groups);
+  ~RemoteWriter();  // stops every thread; queued samples are not sent
+  RemoteWriter(const RemoteWriter&) = delete;
+  RemoteWriter& operator=(const RemoteWriter&) = delete;
+
+  // The reading thread: every new snapshot of `store` goes to write(). `store` outlives it.
+  void follow(const converters::SnapshotStore& store);
+  void stop();  // idempotent; status() stays valid
+
+  // One snapshot: samples into the queues, stale markers for the series that left since the
+  // previous one. `offset` converts steady_clock to Unix time (snapshot_samples.h).
+  void write(std::shared_ptr<const converters::FabricSnapshot> snapshot,
+             std::chrono::milliseconds offset);
+
+  // Per receiver, in the configured order.
+  std::vector<prometheus::RemoteWriteStatus> status() const;
+
+ private:
+  struct Target;
+  void stale_markers(const std::vector<std::vector<uint64_t>>& gone, int64_t publish_ms);
+
+  WriterOptions options_;
+  struct Reader;
+  std::unique_ptr<Reader> reader_;
+  std::vector<std::unique_ptr<Target>> targets_;
+  std::shared_ptr<const converters::FabricSnapshot> previous_;
+  const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+}  // namespace ibpulse::exporters::remote_write

@@ -1,0 +1,199 @@
+#include "ibpulse/exporters/remote_write/writer.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "ibpulse/exporters/remote_write/change_filter.h"
+#include "ibpulse/exporters/remote_write/encoder.h"
+#include "ibpulse/exporters/remote_write/shard_sender.h"
+#include "ibpulse/exporters/remote_write/snapshot_samples.h"
+
+namespace ibpulse::exporters::remote_write {
+
+using namespace std::chrono_literals;
+
+struct RemoteWriter::Reader {
+  SnapshotSamples samples;
+  std::string scratch;
+};
+
+// One receiver: its own change filter (what it was sent), queues, senders and counts.
+struct RemoteWriter::Target {
+  Endpoint endpoint;
+  std::string url;  // redacted
+  ChangeFilter filter;
+  std::vector<std::unique_ptr<ShardQueue>> queues;
+  SampleCounters counters;
+  std::vector<std::unique_ptr<ShardSender>> senders;
+  uint64_t drops_logged = 0;  // counters.dropped when last logged
+  std::chrono::steady_clock::time_point drop_logged_at{};
+
+  Target(Endpoint e, const WriterOptions& o)
+      : endpoint(std::move(e)),
+        url(redacted_url(endpoint.url)),
+        filter(o.changed_only, static_cast<uint32_t>(o.resend.count() / 1000)) {
+    const unsigned n = std::max(1u, endpoint.concurrency);
+    for (unsigned i = 0; i < n; ++i) {
+      queues.push_back(std::make_unique<ShardQueue>(std::max<size_t>(1, endpoint.queue_samples / n),
+                                                    endpoint.queue_bytes / n, endpoint.batch_size));
+    }
+    for (unsigned i = 0; i < n; ++i)
+      senders.push_back(std::make_unique<ShardSender>(endpoint, i, *queues[i], counters));
+  }
+
+  // Drops are logged at most every 10 s, with how many since the last line.
+  void log_drops() {
+    const uint64_t dropped = counters.dropped.load();
+    const auto now = std::chrono::steady_clock::now();
+    if (dropped == drops_logged || now - drop_logged_at < 10s) return;
+    size_t queued = 0;
+    for (const auto& q : queues)
+      queued += q->samples();
+    spdlog::warn(
+        "event=remote_write_dropped url=\"{}\" samples={} queue_samples={} "
+        "note=\"the queue is full (queue-samples, queue-bytes): the receiver is down or slow\"",
+        url, dropped - drops_logged, queued);
+    drops_logged = dropped;
+    drop_logged_at = now;
+  }
+
+  // The shard of a series: the high half of its hash (the change filter indexes by the low).
+  ShardQueue& queue_of(uint64_t key) { return *queues[(key >> 32) % queues.size()]; }
+
+  void push(const SeriesLine& line, uint64_t key, double value, int64_t ts, int64_t snap_ms) {
+    if (!queue_of(key).push({std::string(line.series), value, ts}, snap_ms)) {
+      counters.dropped.fetch_add(1);
+      filter.unsent(key);  // the next snapshot tries again
+    }
+  }
+};
+
+RemoteWriter::RemoteWriter(WriterOptions options, prometheus::MetricGroups groups)
+    : options_(std::move(options)),
+      reader_(std::make_unique<Reader>(
+          Reader{SnapshotSamples(groups, MetricSelection(options_.metrics)), {}})) {
+  for (const auto& e : options_.endpoints)
+    targets_.push_back(std::make_unique<Target>(e, options_));
+}
+
+RemoteWriter::~RemoteWriter() {
+  stop();
+}
+
+std::unique_ptr<RemoteWriter> RemoteWriter::start(const WriterOptions& options,
+                                                  prometheus::MetricGroups groups,
+                                                  const converters::SnapshotStore& store) {
+  if (options.endpoints.empty()) return nullptr;
+  for (const auto& e : options.endpoints) {
+    spdlog::info(
+        "event=remote_write url=\"{}\" concurrency={} batch_size={} queue_samples={} "
+        "queue_bytes={} changed_only={} resend_seconds={}",
+        redacted_url(e.url), e.concurrency, e.batch_size, e.queue_samples, e.queue_bytes,
+        options.changed_only, options.resend.count() / 1000);
+  }
+  auto writer = std::make_unique<RemoteWriter>(options, groups);
+  writer->follow(store);
+  return writer;
+}
+
+void RemoteWriter::follow(const converters::SnapshotStore& store) {
+  thread_ = std::thread([this, &store] {
+    std::shared_ptr<const converters::FabricSnapshot> last;
+    while (!stop_.load()) {
+      auto snap = store.load();
+      if (!snap || snap == last) {
+        std::this_thread::sleep_for(20ms);  // publishing is every second or so
+        continue;
+      }
+      last = snap;
+      write(std::move(snap), clock_offset());
+    }
+  });
+}
+
+void RemoteWriter::stop() {
+  stop_.store(true);
+  if (thread_.joinable()) thread_.join();
+  for (auto& t : targets_) {
+    for (auto& s : t->senders)
+      s->stop();
+  }
+  for (auto& t : targets_)
+    t->senders.clear();  // joins
+}
+
+void RemoteWriter::write(std::shared_ptr<const converters::FabricSnapshot> snapshot,
+                         std::chrono::milliseconds offset) {
+  const int64_t publish_ms = unix_ms(snapshot->published, offset);
+  const auto now_s = static_cast<uint32_t>(
+      std::chrono::duration_cast<std::chrono::seconds>(snapshot->published - started_).count());
+  for (auto& t : targets_)
+    t->filter.begin(now_s);
+  reader_->samples.read(*snapshot, offset, reader_->scratch,
+                        [&](const SeriesLine& line, uint64_t key, int64_t ts) {
+                          for (auto& t : targets_) {
+                            if (t->filter.offer(key, line.value))
+                              t->push(line, key, line.value, ts, publish_ms);
+                          }
+                        });
+  std::vector<std::vector<uint64_t>> gone;
+  bool any_gone = false;
+  for (auto& t : targets_) {
+    gone.push_back(t->filter.finish());
+    any_gone = any_gone || !gone.back().empty();
+  }
+  if (any_gone) stale_markers(gone, publish_ms);
+  for (auto& t : targets_) {
+    for (auto& q : t->queues)
+      q->note_snapshot(publish_ms);
+    t->log_drops();
+  }
+  previous_ = std::move(snapshot);
+}
+
+// The series that left are found in the previous snapshot's text (the filters keep hashes
+// only) and sent once as Prometheus stale markers, at this snapshot's time.
+void RemoteWriter::stale_markers(const std::vector<std::vector<uint64_t>>& gone,
+                                 int64_t publish_ms) {
+  if (!previous_) return;
+  std::vector<std::unordered_set<uint64_t>> sets;
+  for (const auto& keys : gone)
+    sets.emplace_back(keys.begin(), keys.end());
+  reader_->samples.read(
+      *previous_, 0ms, reader_->scratch, [&](const SeriesLine& line, uint64_t key, int64_t) {
+        for (size_t i = 0; i < targets_.size(); ++i) {
+          if (sets[i].count(ChangeFilter::normal(key)) == 0) continue;
+          Target& t = *targets_[i];
+          if (!t.queue_of(key).push({std::string(line.series), stale_nan(), publish_ms},
+                                    publish_ms)) {
+            t.counters.dropped.fetch_add(1);
+          }
+        }
+      });
+}
+
+std::vector<prometheus::RemoteWriteStatus> RemoteWriter::status() const {
+  std::vector<prometheus::RemoteWriteStatus> out;
+  const int64_t now_ms = unix_ms(converters::Clock::now(), clock_offset());
+  for (const auto& t : targets_) {
+    prometheus::RemoteWriteStatus s;
+    s.url = t->url;
+    s.sent = t->counters.sent.load();
+    s.failed = t->counters.failed.load();
+    s.dropped = t->counters.dropped.load();
+    int64_t origin = 0;
+    for (const auto& q : t->queues) {
+      s.queue_samples += q->samples();
+      const int64_t o = q->lag_origin_ms();
+      if (o > 0) origin = origin == 0 ? o : std::min(origin, o);
+    }
+    s.lag_seconds =
+        origin == 0 ? 0 : std::max<double>(0, static_cast<double>(now_ms - origin) / 1e3);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace ibpulse::exporters::remote_write

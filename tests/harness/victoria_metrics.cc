@@ -1,0 +1,126 @@
+#include "victoria_metrics.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "daemon_client.h"
+#include "ibpulse/sim/process.h"
+
+namespace ibpulse::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::atomic<int> g_runs{0};
+
+}  // namespace
+
+VictoriaMetrics::VictoriaMetrics() {
+  dir_ = std::filesystem::temp_directory_path() /
+         ("ibpulse-vm-" + std::to_string(::getpid()) + "-" + std::to_string(g_runs++));
+  std::filesystem::remove_all(dir_);
+  std::filesystem::create_directories(dir_ / "data");
+  port_ = free_loopback_port(SOCK_STREAM);
+  start();
+}
+
+VictoriaMetrics::~VictoriaMetrics() {
+  stop();
+  std::filesystem::remove_all(dir_);
+}
+
+void VictoriaMetrics::start() {
+  const auto program = sim::find_program("victoria-metrics");
+  if (!program || port_ == 0 || pid_ > 0) return;
+  // Queries see the newest samples at once (latency offset 0, no cache): tests wait for them.
+  const std::vector<std::string> args = {program->string(),
+                                         "-httpListenAddr=127.0.0.1:" + std::to_string(port_),
+                                         "-storageDataPath=" + (dir_ / "data").string(),
+                                         "-search.latencyOffset=0s",
+                                         "-search.disableCache",
+                                         "-loggerLevel=WARN"};
+  std::vector<char*> argv;
+  for (const auto& a : args)
+    argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const std::string log = (dir_ / "vm.log").string();
+  const pid_t parent = ::getpid();
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+    const int null = ::open("/dev/null", O_RDONLY);
+    const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    ::dup2(null, 0);
+    ::dup2(out, 1);
+    ::dup2(out, 2);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+}
+
+void VictoriaMetrics::stop() {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGTERM);
+  int status = 0;
+  const auto until = std::chrono::steady_clock::now() + 10s;
+  while (::waitpid(pid_, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > until) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(50ms);
+  }
+  pid_ = 0;
+}
+
+bool VictoriaMetrics::wait_ready(std::chrono::milliseconds timeout) const {
+  if (pid_ <= 0) return false;
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  while (http_get_url(url("/health")).find("OK") == std::string::npos) {
+    if (std::chrono::steady_clock::now() > until || ::waitpid(pid_, nullptr, WNOHANG) != 0)
+      return false;
+    std::this_thread::sleep_for(100ms);
+  }
+  return true;
+}
+
+std::string VictoriaMetrics::log() const {
+  return read_text_file(dir_ / "vm.log");
+}
+
+std::string VictoriaMetrics::url(const std::string& path) const {
+  return "http://127.0.0.1:" + std::to_string(port_) + path;
+}
+
+nlohmann::json VictoriaMetrics::query(const std::string& expr) const {
+  const auto answer =
+      nlohmann::json::parse(http_get_url(url("/api/v1/query"), {"query=" + expr}), nullptr, false);
+  if (answer.is_discarded() || answer.value("status", "") != "success") return nullptr;
+  return answer.at("data").at("result");
+}
+
+std::vector<nlohmann::json> VictoriaMetrics::export_series(const std::string& match, double start,
+                                                           double end) const {
+  std::istringstream lines(http_get_url(
+      url("/api/v1/export"),
+      {"match[]=" + match, "start=" + std::to_string(start), "end=" + std::to_string(end)}));
+  std::vector<nlohmann::json> out;
+  for (std::string line; std::getline(lines, line);) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_object()) out.push_back(std::move(j));
+  }
+  return out;
+}
+
+}  // namespace ibpulse::testing
