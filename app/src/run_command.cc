@@ -164,8 +164,7 @@ int run_daemon(const RunArgs& a) {
   AlertLoop alerts(std::move(rules.rules), config->alerts, snapshots);
   // Set once the SNMP agent runs: scrapes may come before.
   std::atomic<exporters::snmp::SnmpAgent*> agent{nullptr};
-  auto remote_write = exporters::remote_write::RemoteWriter::start(config->remote_write,
-                                                                   config->collect, snapshots);
+  std::unique_ptr<exporters::remote_write::RemoteWriter> remote_write;
   const auto alert_status = [&alerts, &agent,
                              &remote_write](exporters::prometheus::DaemonStatus& status) {
     if (remote_write) status.remote_write = remote_write->status();
@@ -178,6 +177,19 @@ int run_daemon(const RunArgs& a) {
       status.notifications_dropped = totals.dropped;
     }
   };
+  // The daemon's own metrics go out with every snapshot too (ibpulse_shard_info shows which
+  // collectors are alive where nothing scrapes them), from a registry of the writer's own.
+  remote_write = exporters::remote_write::RemoteWriter::start(
+      config->remote_write, config->collect, snapshots,
+      [&, self = std::make_shared<exporters::prometheus::SelfMetrics>(IBPULSE_VERSION)](
+          std::string& out) {
+        exporters::prometheus::DaemonStatus status;
+        status.poller = poller.stats();
+        status.converter = converter.stats();
+        alert_status(status);
+        self->update(status);
+        self->append(out);
+      });
   auto web = WebEndpoint::start(config->web_listen_address, config->collect,
                                 {&snapshots, [&poller] { return poller.stats(); },
                                  [&converter] { return converter.stats(); }, alert_status});

@@ -123,6 +123,12 @@ TEST(RemoteWriteVictoriaMetrics, EveryPortArrivesAndValuesAreThoseOfMetrics) {
     }
     return false;
   })) << value;
+  // The daemon's own series go out too: a collector that is only pushed is still seen.
+  EXPECT_TRUE(eventually([&] {
+    const auto r = vm.query("ibpulse_shard_info");
+    return r.is_array() && r.size() == 1 && r[0].at("metric").value("index", "") == "1" &&
+           r[0].at("metric").value("count", "") == "1" && r[0].at("value")[1] == "1";
+  })) << vm.query("ibpulse_shard_info").dump();
   fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.SymbolErrorCounter=0");
   const std::string metrics = http_get(d.web_port(), "/metrics");
   EXPECT_GT(samples_total(metrics, vm.url("/api/v1/write"), "sent"), 0);

@@ -110,4 +110,21 @@ void SnapshotSamples::read(const converters::FabricSnapshot& snapshot,
       1 << 16);
 }
 
+void SnapshotSamples::read_text(std::string_view text, int64_t timestamp_ms,
+                                const Each& each) const {
+  bool selected = false;
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    const std::string_view line = text.substr(0, end);
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+    if (line.starts_with("# TYPE ")) {
+      const auto rest = line.substr(7);
+      selected = selection_.selects(rest.substr(0, rest.find(' ')));
+    } else if (selected) {
+      if (const auto parsed = parse_line(line))
+        each(*parsed, series_hash(parsed->series), timestamp_ms);
+    }
+  }
+}
+
 }  // namespace ibpulse::exporters::remote_write

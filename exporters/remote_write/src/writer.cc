@@ -84,7 +84,8 @@ RemoteWriter::~RemoteWriter() {
 
 std::unique_ptr<RemoteWriter> RemoteWriter::start(const WriterOptions& options,
                                                   prometheus::MetricGroups groups,
-                                                  const converters::SnapshotStore& store) {
+                                                  const converters::SnapshotStore& store,
+                                                  DaemonText daemon_text) {
   if (options.endpoints.empty()) return nullptr;
   for (const auto& e : options.endpoints) {
     spdlog::info(
@@ -94,6 +95,7 @@ std::unique_ptr<RemoteWriter> RemoteWriter::start(const WriterOptions& options,
         options.changed_only, options.resend.count() / 1000);
   }
   auto writer = std::make_unique<RemoteWriter>(options, groups);
+  writer->daemon_text_ = std::move(daemon_text);
   writer->follow(store);
   return writer;
 }
@@ -131,13 +133,17 @@ void RemoteWriter::write(std::shared_ptr<const converters::FabricSnapshot> snaps
       std::chrono::duration_cast<std::chrono::seconds>(snapshot->published - started_).count());
   for (auto& t : targets_)
     t->filter.begin(now_s);
-  reader_->samples.read(*snapshot, offset, reader_->scratch,
-                        [&](const SeriesLine& line, uint64_t key, int64_t ts) {
-                          for (auto& t : targets_) {
-                            if (t->filter.offer(key, line.value))
-                              t->push(line, key, line.value, ts, publish_ms);
-                          }
-                        });
+  const auto offer = [&](const SeriesLine& line, uint64_t key, int64_t ts) {
+    for (auto& t : targets_) {
+      if (t->filter.offer(key, line.value)) t->push(line, key, line.value, ts, publish_ms);
+    }
+  };
+  reader_->samples.read(*snapshot, offset, reader_->scratch, offer);
+  if (daemon_text_) {
+    reader_->scratch.clear();
+    daemon_text_(reader_->scratch);
+    reader_->samples.read_text(reader_->scratch, publish_ms, offer);
+  }
   std::vector<std::vector<uint64_t>> gone;
   bool any_gone = false;
   for (auto& t : targets_) {

@@ -36,6 +36,8 @@ class SnapshotSamples {
   using Each = std::function<void(const SeriesLine& line, uint64_t key, int64_t timestamp_ms)>;
   void read(const converters::FabricSnapshot& snapshot, std::chrono::milliseconds offset,
             std::string& scratch, const Each& each) const;
+  // Other exposition text (the daemon's own metrics), every sample at `timestamp_ms`.
+  void read_text(std::string_view text, int64_t timestamp_ms, const Each& each) const;
 
  private:
   prometheus::FabricRenderer renderer_;

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -27,9 +28,15 @@ class RemoteWriter {
  public:
   // The daemon's writer: none (nullptr) without endpoints; else started on `store` (which
   // outlives it), each receiver logged.
+  // The daemon's own metrics (`ibpulse_*`) as exposition text, appended to its argument: sent
+  // with every snapshot at its publish time, so that a collector that only pushes is still
+  // visible (ibpulse_shard_info). Called on the writer's thread.
+  using DaemonText = std::function<void(std::string&)>;
+
   static std::unique_ptr<RemoteWriter> start(const WriterOptions& options,
                                              prometheus::MetricGroups groups,
-                                             const converters::SnapshotStore& store);
+                                             const converters::SnapshotStore& store,
+                                             DaemonText daemon_text = {});
 
   // `groups` are the collect.* groups /metrics uses. Starts the senders (not the reading
   // thread: see follow()).
@@ -55,6 +62,7 @@ class RemoteWriter {
   void stale_markers(const std::vector<std::vector<uint64_t>>& gone, int64_t publish_ms);
 
   WriterOptions options_;
+  DaemonText daemon_text_;
   struct Reader;
   std::unique_ptr<Reader> reader_;
   std::vector<std::unique_ptr<Target>> targets_;
