@@ -463,6 +463,11 @@ const std::vector<KeyDef>& key_defs() {
        boolean(IBPULSE_FIELD(remote_write.changed_only))},
       {{"remote-write.resend", "Time between sends of an unchanged series (changed-only)", "60s"},
        duration(IBPULSE_FIELD(remote_write.resend))},
+      {{"remote-write.instance",
+        "The instance label of the daemon's own ibpulse_* series when pushed (port series never "
+        "carry it); give each collector of a host its own",
+        "the host name"},
+       text(IBPULSE_FIELD(remote_write.instance))},
       {{"collector.ring-size", "Samples buffered between poller and converters", "65536"},
        number(1024, 1u << 24, IBPULSE_FIELD(ring_size))},
   };

@@ -6,6 +6,7 @@
 
 #include "ibpulse/exporters/remote_write/encoder.h"
 #include "ibpulse/exporters/remote_write/series_text.h"
+#include "ibpulse/exporters/remote_write/writer.h"
 #include "remote_write_decode.h"
 
 namespace ibpulse::exporters::remote_write {
@@ -87,6 +88,26 @@ TEST(RemoteWriteSelection, NamesAndPrefixes) {
   EXPECT_TRUE(some.selects("infiniband_port_symbol_error_total"));
   EXPECT_TRUE(some.selects("infiniband_port_if_in_octets_total"));
   EXPECT_FALSE(some.selects("infiniband_port_xmit_data_bytes_total"));
+}
+
+}  // namespace
+}  // namespace ibpulse::exporters::remote_write
+
+namespace ibpulse::exporters::remote_write {
+namespace {
+
+TEST(RemoteWriteInstance, TheDaemonsOwnSeriesGetTheInstanceLabel) {
+  const std::string text =
+      "# HELP ibpulse_sweeps_total Full sweeps\n"
+      "# TYPE ibpulse_sweeps_total counter\n"
+      "ibpulse_sweeps_total 12\n"
+      "ibpulse_shard_info{count=\"3\",index=\"2\",replicas=\"1\"} 1\n";
+  EXPECT_EQ(
+      with_instance(text, "coll\"a"),
+      "# HELP ibpulse_sweeps_total Full sweeps\n"
+      "# TYPE ibpulse_sweeps_total counter\n"
+      "ibpulse_sweeps_total{instance=\"coll\\\"a\"} 12\n"
+      "ibpulse_shard_info{instance=\"coll\\\"a\",count=\"3\",index=\"2\",replicas=\"1\"} 1\n");
 }
 
 }  // namespace

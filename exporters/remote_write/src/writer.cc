@@ -1,6 +1,7 @@
 #include "ibpulse/exporters/remote_write/writer.h"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <unordered_set>
@@ -13,6 +14,40 @@
 namespace ibpulse::exporters::remote_write {
 
 using namespace std::chrono_literals;
+
+namespace {
+
+std::string host_name() {
+  char name[256] = {};
+  return ::gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string("ibpulse");
+}
+
+}  // namespace
+
+std::string with_instance(std::string_view text, std::string_view instance) {
+  std::string label = "instance=\"";
+  prometheus::append_escaped_label_value(instance, label);
+  label += '"';
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  while (!text.empty()) {
+    const size_t end = text.find('\n');
+    const std::string_view line = text.substr(0, end);
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+    const size_t brace = line.find('{'), space = line.find(' ');
+    if (line.empty() || line.front() == '#' || space == std::string_view::npos) {
+      out.append(line);
+    } else if (brace != std::string_view::npos && brace < space) {
+      out.append(line.substr(0, brace + 1)).append(label).push_back(',');
+      out.append(line.substr(brace + 1));
+    } else {
+      out.append(line.substr(0, space)).append("{").append(label).append("}");
+      out.append(line.substr(space));
+    }
+    out.push_back('\n');
+  }
+  return out;
+}
 
 struct RemoteWriter::Reader {
   SnapshotSamples samples;
@@ -96,6 +131,7 @@ std::unique_ptr<RemoteWriter> RemoteWriter::start(const WriterOptions& options,
   }
   auto writer = std::make_unique<RemoteWriter>(options, groups);
   writer->daemon_text_ = std::move(daemon_text);
+  writer->instance_ = options.instance.empty() ? host_name() : options.instance;
   writer->follow(store);
   return writer;
 }
@@ -142,7 +178,7 @@ void RemoteWriter::write(std::shared_ptr<const converters::FabricSnapshot> snaps
   if (daemon_text_) {
     reader_->scratch.clear();
     daemon_text_(reader_->scratch);
-    reader_->samples.read_text(reader_->scratch, publish_ms, offer);
+    reader_->samples.read_text(with_instance(reader_->scratch, instance_), publish_ms, offer);
   }
   std::vector<std::vector<uint64_t>> gone;
   bool any_gone = false;

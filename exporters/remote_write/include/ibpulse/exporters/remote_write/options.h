@@ -37,6 +37,10 @@ struct WriterOptions {
   std::vector<std::string> metrics;  // names or prefixes of the families sent; empty: all
   bool changed_only = true;
   std::chrono::milliseconds resend{60000};
+  // The `instance` label of the daemon's own series (a scrape gets it from the target; a push
+  // has none): the collector's name in per-collector panels. Port series never carry it, so
+  // replicas and shards stay one series (docs/scale-out.md). Empty: the host name.
+  std::string instance;
 };
 
 // One `remote-write.url` item: a plain URL, or a JSON object (a YAML map handed on as JSON by

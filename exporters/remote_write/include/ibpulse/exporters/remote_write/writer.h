@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -23,6 +24,10 @@
 #include "ibpulse/exporters/remote_write/options.h"
 
 namespace ibpulse::exporters::remote_write {
+
+// `text` (exposition format) with `instance="<instance>"` added to every sample line: the
+// daemon's own series as a scrape would label them.
+std::string with_instance(std::string_view text, std::string_view instance);
 
 class RemoteWriter {
  public:
@@ -63,6 +68,7 @@ class RemoteWriter {
 
   WriterOptions options_;
   DaemonText daemon_text_;
+  std::string instance_;  // the daemon's own series' `instance` label
   struct Reader;
   std::unique_ptr<Reader> reader_;
   std::vector<std::unique_ptr<Target>> targets_;
