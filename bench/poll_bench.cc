@@ -106,6 +106,18 @@ int main(int argc, char** argv) {
   umad_close_port(fd);
   const double base_rate = static_cast<double>(targets.size()) / median(base);
   const double mixed_rate = static_cast<double>(targets.size()) / median(mixed);
+  // POLL_BENCH_BASELINE_ONLY: the simulator's ceiling alone (run_scale_bench measures the
+  // daemon itself).
+  if (std::getenv("POLL_BENCH_BASELINE_ONLY") != nullptr) {
+    fmt::print(
+        "(a) baseline raw libibumad, PortCounters only: median {:.3f} s/sweep, {:.0f} MADs/s\n",
+        median(base), base_rate);
+    fmt::print(
+        "(a') baseline, PortCounters and Extended alternating: median {:.3f} s/sweep, {:.0f} "
+        "MADs/s\n",
+        median(mixed), mixed_rate);
+    return 0;
+  }
 
   // (b): the poller with intervals short enough that sweeps run back to back.
   PollerOptions o;

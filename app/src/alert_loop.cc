@@ -4,6 +4,8 @@
 
 #include <thread>
 
+#include "ibpulse/base/thread_name.h"
+
 namespace ibpulse::cli {
 namespace {
 
@@ -56,6 +58,7 @@ void AlertLoop::report(const exporters::alerts::Decision& d) const {
 }
 
 void AlertLoop::run(const std::atomic<bool>& stop) {
+  name_this_thread("ibp-alerts");
   std::shared_ptr<const converters::FabricSnapshot> last;
   while (!stop.load()) {
     auto snapshot = snapshots_.load();

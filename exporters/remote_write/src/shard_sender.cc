@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "ibpulse/base/thread_name.h"
 #include "ibpulse/exporters/remote_write/http_client.h"
 
 namespace ibpulse::exporters::remote_write {
@@ -37,7 +38,10 @@ struct ShardSender::Log : LogLimiter {};
 ShardSender::ShardSender(const Endpoint& endpoint, unsigned shard, ShardQueue& queue,
                          SampleCounters& counters)
     : endpoint_(endpoint), shard_(shard), queue_(queue), counters_(counters) {
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    name_this_thread(fmt::format("ibp-rw-send{}", shard_));
+    run();
+  });
 }
 
 ShardSender::~ShardSender() {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "ibpulse/base/thread_name.h"
 #include "ibpulse/exporters/remote_write/change_filter.h"
 #include "ibpulse/exporters/remote_write/encoder.h"
 #include "ibpulse/exporters/remote_write/shard_sender.h"
@@ -138,6 +139,7 @@ std::unique_ptr<RemoteWriter> RemoteWriter::start(const WriterOptions& options,
 
 void RemoteWriter::follow(const converters::SnapshotStore& store) {
   thread_ = std::thread([this, &store] {
+    name_this_thread("ibp-rw-read");
     std::shared_ptr<const converters::FabricSnapshot> last;
     while (!stop_.load()) {
       auto snap = store.load();

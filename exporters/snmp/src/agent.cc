@@ -19,6 +19,7 @@
 #include "access_config.h"
 #include "engine_id.h"
 #include "fast_path.h"
+#include "ibpulse/base/thread_name.h"
 #include "ibpulse/exporters/alerts/event_queue.h"
 #include "net_snmp.h"
 #include "notification.h"
@@ -421,6 +422,7 @@ Result<std::unique_ptr<SnmpAgent>> SnmpAgent::start(AgentOptions options,
   auto result = started.get_future();
   Impl* self = impl.get();
   impl->thread = std::thread([self, spec = *transport, &started] {
+    name_this_thread("ibp-snmp");
     Status status = self->init(spec);
     const bool ok = status.ok();
     started.set_value(std::move(status));
