@@ -1,8 +1,6 @@
 #include "prometheus_server.h"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +13,7 @@
 
 #include "daemon_client.h"
 #include "ibpulse/sim/process.h"
+#include "tied_child.h"
 
 namespace ibpulse::testing {
 namespace {
@@ -59,42 +58,13 @@ PrometheusServer::PrometheusServer(uint16_t target_port, const Options& options)
       "--storage.tsdb.path=" + (dir_ / "data").string(),
       "--web.listen-address=127.0.0.1:" + std::to_string(port_), "--log.level=warn"};
   if (options.remote_write_receiver) args.push_back("--web.enable-remote-write-receiver");
-  std::vector<char*> argv;
-  for (const auto& a : args)
-    argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  const std::string log = (dir_ / "prometheus.log").string();
-  const pid_t parent = ::getpid();
-  pid_ = ::fork();
-  if (pid_ == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);
-    const int null = ::open("/dev/null", O_RDONLY);
-    const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(null, 0);
-    ::dup2(out, 1);
-    ::dup2(out, 2);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
+  pid_ = spawn_tied_child(args[0], args, dir_ / "prometheus.log");
 }
 
 PrometheusServer::PrometheusServer(uint16_t target_port) : PrometheusServer(target_port, {}) {}
 
 PrometheusServer::~PrometheusServer() {
-  if (pid_ > 0) {
-    ::kill(pid_, SIGTERM);
-    int status = 0;
-    const auto until = std::chrono::steady_clock::now() + 5s;
-    while (::waitpid(pid_, &status, WNOHANG) == 0) {
-      if (std::chrono::steady_clock::now() > until) {
-        ::kill(pid_, SIGKILL);
-        ::waitpid(pid_, &status, 0);
-        break;
-      }
-      std::this_thread::sleep_for(50ms);
-    }
-  }
+  stop_child(pid_, 5s);
   std::filesystem::remove_all(dir_);
 }
 

@@ -1,12 +1,10 @@
 #include "snmptrapd.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +15,8 @@
 #include <string_view>
 #include <thread>
 #include <vector>
+
+#include "tied_child.h"
 
 namespace ibpulse::testing {
 namespace {
@@ -139,8 +139,7 @@ std::unique_ptr<Snmptrapd> Snmptrapd::start(std::vector<TrapdUser> users, uint16
   const std::string out = (d->dir_ / "out.txt").string();
   const std::string conf = (d->dir_ / "snmptrapd.conf").string();
   const std::string pidfile = (d->dir_ / "pid").string();
-  // Everything the child needs is built before fork: the test process has threads (an agent's),
-  // so the child only opens, dups and execs. It dies with the test, even one that crashed.
+  // It dies with the test, even one that crashed (tied_child.h).
   std::vector<std::string> env_text = {
       "MIBS=", "SNMP_PERSISTENT_DIR=" + (d->dir_ / "persist").string(),
       "SNMPCONFPATH=" + d->dir_.string()};
@@ -151,27 +150,9 @@ std::unique_ptr<Snmptrapd> Snmptrapd::start(std::vector<TrapdUser> users, uint16
       env_text.emplace_back(entry);
     }
   }
-  std::vector<char*> env;
-  for (std::string& e : env_text)
-    env.push_back(e.data());
-  env.push_back(nullptr);
-  std::vector<std::string> arg_text = {"snmptrapd", "-f",  "-Lo", "-C",   "-c",
-                                       conf,        "-On", "-p",  pidfile};
-  std::vector<char*> args;
-  for (std::string& a : arg_text)
-    args.push_back(a.data());
-  args.push_back(nullptr);
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(127);
-    const int fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    execve("/usr/sbin/snmptrapd", args.data(), env.data());
-    _exit(127);
-  }
+  const std::vector<std::string> args = {"snmptrapd", "-f",  "-Lo", "-C",   "-c",
+                                         conf,        "-On", "-p",  pidfile};
+  const pid_t pid = spawn_tied_child("/usr/sbin/snmptrapd", args, out, {.env = env_text});
   d->pid_ = pid;
   // It prints its version once it listens.
   for (int i = 0; i < 500; ++i) {
@@ -187,10 +168,7 @@ std::unique_ptr<Snmptrapd> Snmptrapd::start(std::vector<TrapdUser> users, uint16
 }
 
 Snmptrapd::~Snmptrapd() {
-  if (pid_ > 0) {
-    kill(pid_, SIGTERM);
-    waitpid(pid_, nullptr, 0);
-  }
+  stop_child(pid_, std::chrono::seconds(5));
   std::error_code ignored;
   std::filesystem::remove_all(dir_, ignored);
 }

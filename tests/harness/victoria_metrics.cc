@@ -1,8 +1,6 @@
 #include "victoria_metrics.h"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,6 +12,7 @@
 
 #include "daemon_client.h"
 #include "ibpulse/sim/process.h"
+#include "tied_child.h"
 
 namespace ibpulse::testing {
 namespace {
@@ -48,39 +47,12 @@ void VictoriaMetrics::start() {
                                          "-search.latencyOffset=0s",
                                          "-search.disableCache",
                                          "-loggerLevel=WARN"};
-  std::vector<char*> argv;
-  for (const auto& a : args)
-    argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  const std::string log = (dir_ / "vm.log").string();
-  const pid_t parent = ::getpid();
-  pid_ = ::fork();
-  if (pid_ == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);
-    const int null = ::open("/dev/null", O_RDONLY);
-    const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    ::dup2(null, 0);
-    ::dup2(out, 1);
-    ::dup2(out, 2);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
+  // Appended: a restart after stop() keeps the earlier log.
+  pid_ = spawn_tied_child(args[0], args, dir_ / "vm.log", {.append_log = true});
 }
 
 void VictoriaMetrics::stop() {
-  if (pid_ <= 0) return;
-  ::kill(pid_, SIGTERM);
-  int status = 0;
-  const auto until = std::chrono::steady_clock::now() + 10s;
-  while (::waitpid(pid_, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > until) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, &status, 0);
-      break;
-    }
-    std::this_thread::sleep_for(50ms);
-  }
+  stop_child(pid_, 10s);
   pid_ = 0;
 }
 
