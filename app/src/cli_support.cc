@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 namespace ibpulse::cli {
@@ -130,6 +131,13 @@ void Progress::operator()(std::string_view stage, size_t done, size_t total) {
 
 void Progress::finish() {
   if (tty_ && started_) fmt::print(stderr, "\n");
+}
+
+nlohmann::json env_json(const sim::EnvVars& env) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [k, v] : env)
+    out[k] = v;
+  return out;
 }
 
 std::string shell_quote(std::string_view value) {

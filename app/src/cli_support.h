@@ -3,6 +3,7 @@
 // client, signal-driven stop flags.
 
 #include <atomic>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 
@@ -69,6 +70,9 @@ class Progress {
   bool started_ = false;
   double start_ = 0;
 };
+
+// A client environment as a JSON object ({"IBSIM_SOCKNAME": ..., ...}).
+nlohmann::json env_json(const sim::EnvVars& env);
 
 // 'value' quoted for a POSIX shell.
 std::string shell_quote(std::string_view value);
