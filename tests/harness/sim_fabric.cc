@@ -78,6 +78,10 @@ std::unique_ptr<SimFabric> SimFabric::up(const std::string& label,
   f->up_ = true;
   const auto state = nlohmann::json::parse(out.out);
   f->socket_name_ = state.at("socket_name").get<std::string>();
+  for (const auto& p : state.at("parts")) {
+    f->parts_.push_back({p.at("attach_node").get<std::string>(),
+                         std::stoull(p.at("subnet_prefix").get<std::string>(), nullptr, 16)});
+  }
   const auto ports = nlohmann::json::parse(std::ifstream(f->run_dir() / "ports.json"));
   for (const auto& p : ports) {
     PortInfo info;
@@ -144,8 +148,11 @@ std::vector<std::string> with_free_ports(std::vector<std::string> command) {
 
 }  // namespace
 
-sim::CommandOutput SimFabric::exec(const std::vector<std::string>& command) const {
-  std::vector<std::string> args = {"--"};
+sim::CommandOutput SimFabric::exec(const std::vector<std::string>& command,
+                                   const std::string& host) const {
+  std::vector<std::string> args;
+  if (!host.empty()) args = {"--host", host};
+  args.push_back("--");
   const auto full = with_free_ports(command);
   args.insert(args.end(), full.begin(), full.end());
   return sim("exec", args);
