@@ -84,17 +84,19 @@ void add_sanitizer_env(sim::EnvVars& env) {
 #endif
 }
 
-Status run_as_client(const sim::FabricState& fabric) {
+Status run_as_client(const sim::FabricState& fabric, const std::optional<std::string>& sim_host) {
   const char* socket = std::getenv("IBSIM_SOCKNAME");
   const char* preload = std::getenv("LD_PRELOAD");
+  const char* host = std::getenv("SIM_HOST");
   const bool attached = socket != nullptr && fabric.socket_name == socket && preload != nullptr &&
-                        std::strstr(preload, "libumad2sim") != nullptr;
+                        std::strstr(preload, "libumad2sim") != nullptr &&
+                        (!sim_host || (host != nullptr && *sim_host == host));
   if (attached) return Ok{};
   if (std::getenv("IBPULSE_SIM_REEXEC") != nullptr) {
     return Err("could not attach to fabric '{}' (LD_PRELOAD={})", fabric.name,
                preload ? preload : "");
   }
-  auto env = sim::client_env(fabric);
+  auto env = sim::client_env(fabric, sim_host);
   env.emplace_back("IBPULSE_SIM_REEXEC", "1");
   add_sanitizer_env(env);
   auto self = g_args;

@@ -120,6 +120,29 @@ Result<Topology> load_topology(const FabricState& s) {
   return topology;
 }
 
+Result<std::optional<std::string>> attach_node_for(const FabricState& s, std::string_view node) {
+  if (s.parts.size() < 2) return std::optional<std::string>();
+  auto topology = load_topology(s);
+  if (!topology) return Error{topology.error()};
+  const auto part = part_of(*topology, node);
+  if (!part || *part >= s.parts.size()) {
+    return Err("node \"{}\" is in no part of fabric '{}' (unknown, or without links)", node,
+               s.name);
+  }
+  return std::optional<std::string>(s.parts[*part].attach_node);
+}
+
+Result<std::vector<std::string>> part_node_ids(const FabricState& s, size_t part) {
+  auto topology = load_topology(s);
+  if (!topology) return Error{topology.error()};
+  const auto parts = connected_parts(*topology);
+  if (part >= parts.size()) return Err("fabric '{}' has no part {}", s.name, part + 1);
+  std::vector<std::string> ids;
+  for (size_t n : parts[part])
+    ids.push_back(topology->nodes[n].id);
+  return ids;
+}
+
 Status change_lid(FabricState& s, const std::string& node, unsigned port, unsigned lid) {
   if (lid == 0 || lid > kMaxUnicastLids) return Err("LID {} is not a unicast LID", lid);
   auto topology = load_topology(s);

@@ -346,6 +346,49 @@ TEST(SimPartsErrors, TooManyPartsOrPrefixesAreRefusedBeforeAnythingStarts) {
   std::filesystem::remove_all(root);
 }
 
+// One counter of a port, read with perfquery attached in the port's own rail.
+uint64_t rail_counter(const std::string& node, const std::string& field) {
+  const auto out = fabric().exec({"perfquery", std::to_string(fabric().lid(node, 1)), "1"},
+                                 node.substr(0, 3) + "Hca1");
+  if (out.exit_code != 0) throw std::runtime_error("perfquery " + node + ": " + out.err);
+  return perfquery_field(out.out, field);
+}
+
+// bump reads the current value by LID: it must read it in the port's rail, not at the rail-1
+// port that has the same LID.
+TEST(SimParts, BumpAddsToTheValueOfThePortInItsOwnRail) {
+  fabric().set("PerformanceSet \"R2-Hca4\"[1] PortCounters.SymbolErrorCounter=100");
+  fabric().set("PerformanceSet \"R1-Hca4\"[1] PortCounters.SymbolErrorCounter=7");
+  const auto bump =
+      fabric().sim("bump", {"R2-Hca4[1]", "--counter", "SymbolErrorCounter", "--by", "3"});
+  ASSERT_EQ(bump.exit_code, 0) << bump.err;
+  EXPECT_EQ(bump.out, "103\n");
+  EXPECT_EQ(rail_counter("R2-Hca4", "SymbolErrorCounter"), 103u);
+  EXPECT_EQ(rail_counter("R1-Hca4", "SymbolErrorCounter"), 7u);
+}
+
+TEST(SimParts, TrafficDrivesTheRailItIsGiven) {
+  fabric().set("PerformanceSet \"R2-Hca5\"[1] PortCounters.PortRcvErrors=1000");
+  fabric().set("PerformanceSet \"R1-Hca5\"[1] PortCounters.PortRcvErrors=0");
+  const auto out = fabric().sim(
+      "traffic",
+      {"--part", "2", "--errors", "PortRcvErrors=10@R2-Hca5[1]", "--duration", "1", "--json"});
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  const auto report = nlohmann::json::parse(out.out);
+  uint64_t injected = 0;
+  for (const auto& p : report.at("ports")) {
+    const auto node = p.at("node").get<std::string>();
+    EXPECT_TRUE(node.starts_with("R2-")) << node << " is not in rail 2";
+    if (node == "R2-Hca5") injected = p.at("errors").at("PortCounters.PortRcvErrors");
+  }
+  EXPECT_EQ(injected, 10u);  // 10/s for 1 s
+  EXPECT_EQ(rail_counter("R2-Hca5", "PortRcvErrors"), 1000u + injected);
+  EXPECT_EQ(rail_counter("R1-Hca5", "PortRcvErrors"), 0u);
+  const auto no_part = fabric().sim("traffic", {"--part", "3", "--utilization", "0.1"});
+  EXPECT_EQ(no_part.exit_code, 1);
+  EXPECT_NE(no_part.err.find("has 2 part(s)"), std::string::npos) << no_part.err;
+}
+
 }  // namespace
 }  // namespace ibpulse::testing
 

@@ -126,6 +126,14 @@ Status change_lid(FabricState& state, const std::string& node, unsigned port, un
 // The fabric's topology, read back from its run directory.
 Result<Topology> load_topology(const FabricState& state);
 
+// Where a client that reaches `node` by LID must attach (SIM_HOST): the node of the SM of the
+// part holding it, as LIDs only mean something within a part; nullopt on a fabric of one part,
+// where the default attachment reaches every port.
+Result<std::optional<std::string>> attach_node_for(const FabricState& state, std::string_view node);
+
+// The ids of the nodes of one part (index from 0).
+Result<std::vector<std::string>> part_node_ids(const FabricState& state, size_t part);
+
 // Waits until `done` holds for the ports ibsim reports, or the timeout passes.
 Result<std::vector<DumpPort>> wait_for_ports(
     const FabricState& state, const std::function<bool(const std::vector<DumpPort>&)>& done,
