@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 
@@ -50,6 +51,29 @@ uint64_t perfquery_field(const std::string& text, const std::string& field) {
   const auto it = fields.find(field);
   if (it == fields.end()) throw std::runtime_error("no " + field + " in:\n" + text);
   return it->second;
+}
+
+// "Field:....value" of smpquery's output.
+std::string smpquery_field(const std::string& text, const std::string& field) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with(field + ":")) continue;
+    const auto value = line.find_first_not_of('.', field.size() + 1);
+    return value == std::string::npos ? "" : line.substr(value);
+  }
+  return "";
+}
+
+// Node descriptions ibnetdiscover lists: the `# "name"` after every node header.
+std::set<std::string> ibnetdiscover_names(const std::string& text) {
+  static const std::regex header(R"(^(Switch|Ca)\s+\d+\s+"[^"]+"\s+#\s+"([^"]+)\")");
+  std::set<std::string> out;
+  std::istringstream lines(text);
+  std::smatch m;
+  for (std::string line; std::getline(lines, line);) {
+    if (std::regex_search(line, m, header)) out.insert(m[2]);
+  }
+  return out;
 }
 
 std::string guid_text(uint64_t guid) {

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -122,6 +123,11 @@ class SimFabricEnvironment : public ::testing::Environment {
 std::map<std::string, uint64_t> perfquery_fields(const std::string& text);
 // One of them; throws when absent.
 uint64_t perfquery_field(const std::string& text, const std::string& field);
+
+// One "Field:....value" of smpquery's output (text, e.g. "Active"); "" when absent.
+std::string smpquery_field(const std::string& text, const std::string& field);
+// The node descriptions ibnetdiscover lists (the `# "name"` after each node header).
+std::set<std::string> ibnetdiscover_names(const std::string& text);
 
 // "0x" + 16 lower-case hex digits, as ibpulse writes GUIDs.
 std::string guid_text(uint64_t guid);
