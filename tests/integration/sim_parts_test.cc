@@ -8,6 +8,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "daemon_client.h"
 #include "sim_fabric.h"
@@ -64,6 +65,19 @@ std::set<uint64_t> port_info_guids(const std::string& metrics) {
     if (std::regex_search(line, m, info)) out.insert(std::stoull(m[1], nullptr, 16));
   }
   return out;
+}
+
+// A scrape that lists ports. `event=ready` is logged when the first sweep ends, which can be
+// just before the exporter's snapshot holds the topology: a scrape then has no port_info yet.
+std::string scrape_with_port_info(uint16_t port) {
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (true) {
+    std::string metrics = http_get(port, "/metrics");
+    if (!port_info_guids(metrics).empty() || std::chrono::steady_clock::now() > deadline) {
+      return metrics;
+    }
+    std::this_thread::sleep_for(50ms);
+  }
 }
 
 TEST(SimParts, EachRailIsItsOwnSubnetWithItsOwnSubnetManager) {
@@ -155,9 +169,11 @@ TEST(SimParts, OneDaemonPerRailExportsOnlyThatRailsPorts) {
     const Daemon& d = *daemons[static_cast<size_t>(r - 1)];
     ASSERT_TRUE(d.wait_for("event=ready", 20s)) << d.log();
     ASSERT_NE(d.web_port(), 0) << d.log();
-    const auto metrics = http_get(d.web_port(), "/metrics");
+    const auto metrics = scrape_with_port_info(d.web_port());
     const auto seen = port_info_guids(metrics);
-    EXPECT_EQ(seen, rail_guids(r)) << "rail " << r;
+    EXPECT_EQ(seen, rail_guids(r)) << "rail " << r << "\n"
+                                   << metrics.substr(0, 1500) << "\n"
+                                   << d.log();
     const auto other = rail_guids(3 - r);
     for (uint64_t guid : seen)
       EXPECT_EQ(other.count(guid), 0u) << guid_text(guid) << " of the other rail";
