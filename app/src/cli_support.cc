@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 namespace ibpulse::cli {
@@ -83,17 +84,19 @@ void add_sanitizer_env(sim::EnvVars& env) {
 #endif
 }
 
-Status run_as_client(const sim::FabricState& fabric) {
+Status run_as_client(const sim::FabricState& fabric, const std::optional<std::string>& sim_host) {
   const char* socket = std::getenv("IBSIM_SOCKNAME");
   const char* preload = std::getenv("LD_PRELOAD");
+  const char* host = std::getenv("SIM_HOST");
   const bool attached = socket != nullptr && fabric.socket_name == socket && preload != nullptr &&
-                        std::strstr(preload, "libumad2sim") != nullptr;
+                        std::strstr(preload, "libumad2sim") != nullptr &&
+                        (!sim_host || (host != nullptr && *sim_host == host));
   if (attached) return Ok{};
   if (std::getenv("IBPULSE_SIM_REEXEC") != nullptr) {
     return Err("could not attach to fabric '{}' (LD_PRELOAD={})", fabric.name,
                preload ? preload : "");
   }
-  auto env = sim::client_env(fabric);
+  auto env = sim::client_env(fabric, sim_host);
   env.emplace_back("IBPULSE_SIM_REEXEC", "1");
   add_sanitizer_env(env);
   auto self = g_args;
@@ -130,6 +133,13 @@ void Progress::operator()(std::string_view stage, size_t done, size_t total) {
 
 void Progress::finish() {
   if (tty_ && started_) fmt::print(stderr, "\n");
+}
+
+nlohmann::json env_json(const sim::EnvVars& env) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [k, v] : env)
+    out[k] = v;
+  return out;
 }
 
 std::string shell_quote(std::string_view value) {

@@ -3,6 +3,7 @@
 // client, signal-driven stop flags.
 
 #include <atomic>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 
@@ -44,10 +45,12 @@ int fail(std::string_view message);
 // The program's own argv, kept for re-running it (see run_as_client).
 void set_program_args(int argc, char** argv);
 
-// Makes sure this process is a client of `fabric` (umad2sim preloaded, its socket name).
+// Makes sure this process is a client of `fabric` (umad2sim preloaded, its socket name),
+// attached at node `sim_host` when one is given (a part of a fabric of several parts).
 // When it is not, re-executes the same command line with the client environment; returns
 // only on failure or when nothing needed changing.
-Status run_as_client(const sim::FabricState& fabric);
+Status run_as_client(const sim::FabricState& fabric,
+                     const std::optional<std::string>& sim_host = std::nullopt);
 
 // In a sanitizer build, what a process attached to the simulator (umad2sim preloaded) needs
 // so that an ASan-built ibpulse runs there; nothing otherwise.
@@ -69,6 +72,9 @@ class Progress {
   bool started_ = false;
   double start_ = 0;
 };
+
+// A client environment as a JSON object ({"IBSIM_SOCKNAME": ..., ...}).
+nlohmann::json env_json(const sim::EnvVars& env);
 
 // 'value' quoted for a POSIX shell.
 std::string shell_quote(std::string_view value);

@@ -15,7 +15,8 @@ using Action = std::function<int()>;
 // Adds --name (required unless `name_optional`) and --root to a subcommand.
 void add_fabric_options(CLI::App& sub, FabricOptions& options, bool name_optional = false);
 
-void add_sim_commands(CLI::App& sim, Action& action);
+void add_sim_commands(CLI::App& sim, Action& action);  // adds `up` first (add_sim_up_command)
+void add_sim_up_command(CLI::App& sim, Action& action);
 void add_sim_fault_commands(CLI::App& sim, Action& action);
 void add_sim_traffic_command(CLI::App& sim, Action& action);
 void add_demo_command(CLI::App& app, Action& action);

@@ -1,4 +1,5 @@
-// `ibpulse sim up|down|status|exec|set`: the life cycle of a simulated fabric.
+// `ibpulse sim down|status|exec|set`: the life cycle of a simulated fabric (`up` is in
+// sim_up_command.cc).
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <sys/wait.h>
@@ -18,65 +19,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-Result<sim::Topology> choose_topology(const std::string& file, size_t hosts, unsigned radix) {
-  if (!file.empty()) {
-    std::ifstream in(file);
-    if (!in) return Err("cannot read topology file {}", file);
-    const std::string text{std::istreambuf_iterator<char>(in), {}};
-    auto topology = sim::parse_net(text);
-    if (!topology) return Err("{}: {}", file, topology.error());
-    return topology;
-  }
-  if (hosts > 0) return sim::fat_tree(hosts, radix);
-  return sim::default_topology();
-}
-
-nlohmann::json env_json(const sim::EnvVars& env) {
-  nlohmann::json out = nlohmann::json::object();
-  for (const auto& [k, v] : env)
-    out[k] = v;
-  return out;
-}
-
-void print_summary(const sim::FabricState& s) {
-  fmt::print(stderr,
-             "fabric '{}' ready in {:.1f} s: {} nodes ({} switches, {} HCAs), {} ports, {} links\n"
-             "  run directory {} (LID map: ports.json)\n",
-             s.name, s.seconds_to_ready, s.nodes, s.switches, s.hcas, s.ports, s.links,
-             s.paths.dir.string());
-}
-
-int run_up(const FabricOptions& fo, const std::string& topology_file, size_t hosts, unsigned radix,
-           bool no_sm, pid_t owner, bool json, unsigned timeout_s) {
-  auto topology = choose_topology(topology_file, hosts, radix);
-  if (!topology) return fail(topology.error());
-  Progress progress;
-  sim::UpOptions o;
-  o.name = fo.name;
-  o.root = fabric_root(fo);
-  o.topology = std::move(*topology);
-  o.subnet_manager = !no_sm;
-  if (owner > 0) o.owner_pid = owner;
-  o.self_exe = sim::self_executable();
-  o.timeout = std::chrono::seconds(timeout_s);
-  o.progress = std::ref(progress);
-  progress(fmt::format("generating a topology of {} nodes", o.topology.nodes.size()), 0, 0);
-  auto state = sim::up(o);
-  progress.finish();
-  if (!state) return fail(state.error());
-  print_summary(*state);
-  const auto env = sim::client_env(*state);
-  if (json) {
-    nlohmann::json out = nlohmann::json::parse(std::ifstream(state->paths.state()), nullptr, false);
-    out["env"] = env_json(env);
-    fmt::print("{}\n", out.dump(2));
-  } else {
-    for (const auto& [k, v] : env)
-      fmt::print("export {}={}\n", k, shell_quote(v));
-  }
-  return 0;
-}
-
 int run_down(const FabricOptions& fo) {
   auto report = sim::down(fabric_root(fo), fo.name);
   if (!report) return fail(report.error());
@@ -85,10 +27,29 @@ int run_down(const FabricOptions& fo) {
   return 0;
 }
 
+bool subnet_managers_running(const sim::FabricState& s) {
+  return std::all_of(s.parts.begin(), s.parts.end(), [](const sim::SubnetPart& p) {
+    return p.subnet_manager && sim::is_running(*p.subnet_manager);
+  });
+}
+
+nlohmann::json parts_json(const sim::FabricState& s) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& p : s.parts) {
+    out.push_back({{"attach_node", p.attach_node},
+                   {"subnet_prefix", sim::prefix_text(p.subnet_prefix)},
+                   {"nodes", p.nodes},
+                   {"links", p.links},
+                   {"subnet_manager", p.subnet_manager && sim::is_running(*p.subnet_manager)}});
+  }
+  return out;
+}
+
 nlohmann::json status_json(const sim::FabricState& s) {
   return {{"name", s.name},
           {"running", sim::is_running(s.ibsim)},
-          {"subnet_manager", s.subnet_manager && sim::is_running(*s.subnet_manager)},
+          {"subnet_manager", subnet_managers_running(s)},
+          {"parts", parts_json(s)},
           {"nodes", s.nodes},
           {"switches", s.switches},
           {"hcas", s.hcas},
@@ -123,10 +84,43 @@ int run_status(const FabricOptions& fo, bool json) {
   return 0;
 }
 
-int run_exec(const FabricOptions& fo, const std::string& host, std::vector<std::string> command) {
+// umad2sim's SIM_HOST holds at most 31 characters.
+constexpr size_t kMaxSimHost = 31;
+
+// Where `sim exec` attaches: a node named by --host (it must exist: umad2sim would otherwise
+// fail with no word of why), the node of part --part's subnet manager, or, with neither, the
+// first node of the topology (nullopt).
+Result<std::optional<std::string>> attach_node(const sim::FabricState& s, const std::string& host,
+                                               unsigned part) {
+  if (part > 0) {
+    if (part > s.parts.size()) {
+      return Err("--part {}: fabric '{}' has {} part{}", part, s.name, s.parts.size(),
+                 s.parts.size() == 1 ? "" : "s");
+    }
+    const auto& node = s.parts[part - 1].attach_node;
+    if (node.empty()) return std::optional<std::string>();  // a fabric from an older ibpulse
+    return std::optional<std::string>(node);
+  }
+  if (host.empty()) return std::optional<std::string>();
+  auto topology = sim::load_topology(s);
+  if (!topology) return Error{topology.error()};
+  const bool known = std::any_of(topology->nodes.begin(), topology->nodes.end(),
+                                 [&](const sim::TopoNode& n) { return n.id == host; });
+  if (!known) return Err("--host {}: fabric '{}' has no such node", host, s.name);
+  if (host.size() > kMaxSimHost) {
+    return Err("--host {}: umad2sim attaches only at nodes whose id has at most {} characters",
+               host, kMaxSimHost);
+  }
+  return std::optional<std::string>(host);
+}
+
+int run_exec(const FabricOptions& fo, const std::string& host, unsigned part,
+             std::vector<std::string> command) {
   auto s = running_fabric(fo);
   if (!s) return fail(s.error());
-  auto env = sim::client_env(*s, host.empty() ? std::nullopt : std::optional<std::string>(host));
+  auto node = attach_node(*s, host, part);
+  if (!node) return fail(node.error());
+  auto env = sim::client_env(*s, *node);
   add_sanitizer_env(env);  // the command may be an ASan-built ibpulse
   const pid_t child = ::fork();
   if (child < 0) return fail("fork failed");
@@ -192,52 +186,7 @@ void add_discovery_flags(CLI::App& sub, DiscoveryFlags& flags) {
 }
 
 void add_sim_commands(CLI::App& sim, Action& action) {
-  {
-    auto* up = sim.add_subcommand(
-        "up",
-        "Start a simulated fabric: generate the topology, start ibsim, assign LIDs (opensm -o), "
-        "start a resident subnet manager and wait until every linked port is Active. Prints "
-        "`export` lines for clients (eval them), or JSON; progress goes to standard error.");
-    struct Args {
-      FabricOptions fo;
-      std::string topology;
-      size_t hosts = 0;
-      unsigned radix = 36;
-      bool no_sm = false;
-      pid_t owner = 0;
-      bool json = false;
-      unsigned timeout = 300;
-    };
-    auto a = std::make_shared<Args>();
-    add_fabric_options(*up, a->fo);
-    auto* topo = up->add_option("--topology", a->topology,
-                                "ibsim net file (ibnetdiscover format) to run instead of a "
-                                "generated topology")
-                     ->check(CLI::ExistingFile);
-    auto* hosts = up->add_option("--hosts", a->hosts,
-                                 "Generate a fat tree with this many 1-port HCAs (two levels, "
-                                 "or three when two cannot hold them)")
-                      ->check(CLI::Range(size_t{1}, size_t{100000}));
-    up->add_option("--radix", a->radix, "Ports per switch of the generated fat tree")
-        ->capture_default_str()
-        ->needs(hosts);
-    topo->excludes(hosts);
-    up->add_flag("--no-sm", a->no_sm, "Do not keep a subnet manager running after LIDs are set");
-    up->add_option("--owner-pid", a->owner,
-                   "Stop the fabric automatically when this process exits (for tests)");
-    up->add_flag("--json", a->json, "Print the fabric's state and client environment as JSON");
-    up->add_option("--timeout", a->timeout, "Seconds to wait for the fabric to be ready")
-        ->capture_default_str();
-    up->footer(
-        "Without --topology or --hosts the fabric is ibsim's net.2sw2path4hca example: "
-        "Switch1, Switch2, Hca1..Hca4.\nExample: eval \"$(ibpulse sim up --name lab)\"; perfquery");
-    up->callback([a, &action] {
-      action = [a] {
-        return run_up(a->fo, a->topology, a->hosts, a->radix, a->no_sm, a->owner, a->json,
-                      a->timeout);
-      };
-    });
-  }
+  add_sim_up_command(sim, action);
   {
     auto* down = sim.add_subcommand(
         "down",
@@ -264,13 +213,21 @@ void add_sim_commands(CLI::App& sim, Action& action) {
         "command's status.");
     auto fo = std::make_shared<FabricOptions>();
     auto host = std::make_shared<std::string>();
+    auto part = std::make_shared<unsigned>(0);
     auto command = std::make_shared<std::vector<std::string>>();
     add_fabric_options(*exec, *fo);
-    exec->add_option("--host", *host,
-                     "Node to attach at (SIM_HOST; default: the first node of the topology)");
+    auto* host_option = exec->add_option(
+        "--host", *host,
+        "Node to attach at (SIM_HOST): the client sees that node's subnet (default: the first "
+        "node of the topology)");
+    exec->add_option("--part", *part,
+                     "Attach in this part (subnet) of a fabric of several disconnected parts, "
+                     "numbered from 1 as `sim up` lists them, at the node of its subnet manager")
+        ->check(CLI::Range(1u, 1000u))
+        ->excludes(host_option);
     exec->add_option("command", *command, "Command and arguments, after --")->required();
-    exec->callback([fo, host, command, &action] {
-      action = [fo, host, command] { return run_exec(*fo, *host, *command); };
+    exec->callback([fo, host, part, command, &action] {
+      action = [fo, host, part, command] { return run_exec(*fo, *host, *part, *command); };
     });
   }
   {

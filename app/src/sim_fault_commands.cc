@@ -62,7 +62,9 @@ int run_link_down(const FaultArgs& a, bool count_downed) {
   auto s = running_fabric(a.fo);
   if (!s) return fail(s.error());
   if (count_downed) {
-    if (auto attached = run_as_client(*s); !attached) return fail(attached.error());
+    auto host = sim::attach_node_for(*s, spec->node);
+    if (!host) return fail(host.error());
+    if (auto attached = run_as_client(*s, *host); !attached) return fail(attached.error());
   }
   auto ports = sim::dump_ports(*s);
   if (!ports) return fail(ports.error());
@@ -124,7 +126,10 @@ int run_bump(const FaultArgs& a, const std::string& counter, uint64_t by) {
   }
   auto s = running_fabric(a.fo);
   if (!s) return fail(s.error());
-  if (auto attached = run_as_client(*s); !attached) return fail(attached.error());
+  // Counters are read by LID, which means something only in the port's own part.
+  auto host = sim::attach_node_for(*s, spec->node);
+  if (!host) return fail(host.error());
+  if (auto attached = run_as_client(*s, *host); !attached) return fail(attached.error());
   auto value = sim::bump_counter(*s, *spec, attribute, field, by);
   if (!value) return fail(value.error());
   fmt::print("{}\n", *value);

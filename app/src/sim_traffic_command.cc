@@ -19,6 +19,7 @@ struct TrafficArgs {
   std::string errors;
   unsigned packet_bytes = 2048;
   unsigned tick_ms = 1000;
+  unsigned part = 1;
   bool json = false;
 };
 
@@ -52,6 +53,20 @@ void print_table(const sim::TrafficReport& r) {
   }
 }
 
+// On a fabric of several parts, the generator reads counters by LID, which reach only the part
+// it is attached in: it attaches at part `part`'s SM node and keeps to that part's nodes.
+Result<std::optional<std::string>> attach_part(const sim::FabricState& s, unsigned part,
+                                               sim::TrafficOptions& o) {
+  if (part > s.parts.size()) {
+    return Err("--part {}: fabric '{}' has {} part(s)", part, s.name, s.parts.size());
+  }
+  if (s.parts.size() < 2) return std::optional<std::string>();
+  auto nodes = sim::part_node_ids(s, part - 1);
+  if (!nodes) return Error{nodes.error()};
+  o.nodes = std::move(*nodes);
+  return std::optional<std::string>(s.parts[part - 1].attach_node);
+}
+
 int run_traffic(const TrafficArgs& a) {
   sim::TrafficOptions o;
   o.utilization = a.utilization;
@@ -68,7 +83,9 @@ int run_traffic(const TrafficArgs& a) {
   }
   auto s = running_fabric(a.fo);
   if (!s) return fail(s.error());
-  if (auto attached = run_as_client(*s); !attached) return fail(attached.error());
+  auto host = attach_part(*s, a.part, o);
+  if (!host) return fail(host.error());
+  if (auto attached = run_as_client(*s, *host); !attached) return fail(attached.error());
   // Registered as a client, so `sim down` stops a generator left running.
   if (auto self = sim::process_ref(::getpid())) sim::register_client(*s, *self);
   const auto& stop = install_stop_signals();
@@ -115,6 +132,12 @@ void add_sim_traffic_command(CLI::App& sim, Action& action) {
   traffic->add_option("--tick-ms", a->tick_ms, "Milliseconds between counter updates")
       ->capture_default_str()
       ->check(CLI::Range(50u, 60000u));
+  traffic
+      ->add_option("--part", a->part,
+                   "On a fabric of several disconnected parts (rails), the part to drive, "
+                   "numbered from 1 as `sim up` lists them; one generator drives one part")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1000u));
   traffic->add_flag("--json", a->json, "Print the per-port report as JSON");
   traffic->callback([a, &action] { action = [a] { return run_traffic(*a); }; });
 }

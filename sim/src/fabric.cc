@@ -10,7 +10,9 @@
 #include <random>
 #include <thread>
 
+#include "log_files.h"
 #include "state_json.h"
+#include "subnet_manager.h"
 
 namespace ibpulse::sim {
 namespace {
@@ -18,76 +20,9 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::string tail(const std::filesystem::path& path, size_t lines) {
-  std::string text = read_text(path);
-  size_t pos = text.size();
-  for (size_t n = 0; n <= lines && pos > 0; ++n) {
-    pos = text.rfind('\n', pos - 1);
-    if (pos == std::string::npos) return text;
-  }
-  return text.substr(pos + 1);
-}
-
 std::string unique_socket_name(std::string_view name) {
   std::random_device rd;
   return fmt::format("ibpulse-{}-{:06x}", name, rd() & 0xffffff);
-}
-
-Status save_state(const FabricState& s) {
-  return write_file_atomically(s.paths.state(), to_json(s).dump(2) + "\n");
-}
-
-// Waits for `text` to appear in a log written by `process`.
-Status wait_for_log(const std::filesystem::path& log, std::string_view text,
-                    const ProcessRef& process, std::string_view what,
-                    std::chrono::milliseconds timeout) {
-  const auto deadline = Clock::now() + timeout;
-  while (read_text(log).find(text) == std::string::npos) {
-    if (!is_running(process)) return Err("{} exited while starting", what);
-    if (Clock::now() > deadline) return Err("{} not ready after {} ms", what, timeout.count());
-    std::this_thread::sleep_for(20ms);
-  }
-  return Ok{};
-}
-
-EnvVars opensm_env(const FabricState& s) {
-  EnvVars env = client_env(s);
-  env.emplace_back("OSM_CACHE_DIR", s.paths.osm_cache().string());
-  env.emplace_back("OSM_TMP_DIR", s.paths.dir.string());
-  return env;
-}
-
-Status assign_lids(const FabricState& s, std::chrono::milliseconds timeout) {
-  const auto log = (s.paths.dir / "opensm-once.log").string();
-  auto run = run_command({"opensm", "-o", "-f", log}, opensm_env(s), timeout);
-  if (!run) return Err("assigning LIDs: {}", run.error());
-  if (run->exit_code != 0) {
-    return Err("opensm -o failed (exit {}): {}{}", run->exit_code, run->err, tail(log, 5));
-  }
-  return Ok{};
-}
-
-Result<ProcessRef> start_subnet_manager(const FabricState& s, std::chrono::milliseconds timeout) {
-  const auto out = s.paths.dir / "opensm.out";
-  SpawnSpec spec;
-  // -s 0: no periodic sweeps; `resweep` sends SIGHUP when links change, as after a real flap.
-  spec.argv = {"opensm", "-s", "0", "-f", (s.paths.dir / "opensm.log").string()};
-  spec.env = opensm_env(s);
-  spec.stdout_path = out;
-  spec.stderr_path = out;
-  auto sm = spawn_detached(spec);
-  if (!sm) return sm;
-  if (auto ready = wait_for_log(out, "Entering MASTER state", *sm, "resident opensm", timeout);
-      !ready) {
-    terminate(*sm, 1s);
-    return Err("{}: {}", ready.error(), tail(out, 5));
-  }
-  return sm;
 }
 
 Result<ProcessRef> start_ibsim(const FabricState& s, const Topology& topology,
@@ -161,15 +96,8 @@ Result<FabricState> bring_up(const UpOptions& o, FabricState s) {
   s.ibsim = *ibsim;
   if (auto saved = save_state(s); !saved) return Error{saved.error()};
 
-  report(o, "assigning LIDs (opensm -o)");
-  if (auto lids = assign_lids(s, left()); !lids) return Error{lids.error()};
-
-  if (o.subnet_manager) {
-    report(o, "starting the resident subnet manager");
-    auto sm = start_subnet_manager(s, left());
-    if (!sm) return Error{sm.error()};
-    s.subnet_manager = *sm;
-    if (auto saved = save_state(s); !saved) return Error{saved.error()};
+  if (auto subnets = start_subnets(s, o.subnet_manager, left, o.progress); !subnets) {
+    return Error{subnets.error()};
   }
 
   const size_t expected = 2 * o.topology.links.size();
@@ -236,6 +164,8 @@ Result<FabricState> up(const UpOptions& o) {
   if (auto valid = validate_name(o.name); !valid) return Error{valid.error()};
   if (auto tools = check_tools(); !tools) return Error{tools.error()};
   if (auto fits = check_capacity(o.topology); !fits) return Error{fits.error()};
+  auto parts = plan_parts(o.topology, o.subnet_prefixes, o.subnet_manager);
+  if (!parts) return Error{parts.error()};
 
   FabricPaths paths{o.root / o.name};
   if (std::filesystem::exists(paths.dir)) {
@@ -253,7 +183,6 @@ Result<FabricState> up(const UpOptions& o) {
   }
   std::error_code ec;
   std::filesystem::create_directories(paths.clients(), ec);
-  std::filesystem::create_directories(paths.osm_cache(), ec);
   if (ec) return Err("cannot create {}: {}", paths.dir.string(), ec.message());
 
   FabricState s;
@@ -266,6 +195,7 @@ Result<FabricState> up(const UpOptions& o) {
   s.hcas = o.topology.hca_count();
   s.ports = o.topology.physical_port_count();
   s.links = o.topology.links.size();
+  s.parts = std::move(*parts);
   report(o, "writing the topology");
   if (auto written = write_file_atomically(paths.topology(), o.topology.render()); !written) {
     return Error{written.error()};
@@ -326,7 +256,10 @@ Result<DownReport> down(const std::filesystem::path& root, std::string_view name
   auto s = load(root, name);
   if (s) {
     stop(s->watcher, "watcher");
-    stop(s->subnet_manager, "opensm");
+    for (size_t p = 0; p < s->parts.size(); ++p) {
+      stop(s->parts[p].subnet_manager,
+           s->parts.size() == 1 ? std::string("opensm") : fmt::format("opensm {}", p + 1));
+    }
     stop(s->ibsim, "ibsim");
   }
   std::filesystem::remove_all(paths.dir, ec);
@@ -374,41 +307,6 @@ Result<std::vector<DumpPort>> wait_for_ports(
     }
     std::this_thread::sleep_for(100ms);
   }
-}
-
-Status resweep(const FabricState& s) {
-  if (s.subnet_manager && is_running(*s.subnet_manager)) {
-    if (::kill(s.subnet_manager->pid, SIGHUP) != 0) return Err("cannot signal opensm");
-    return Ok{};
-  }
-  return assign_lids(s, 60s);
-}
-
-Status change_lid(FabricState& s, const std::string& node, unsigned port, unsigned lid) {
-  if (lid == 0 || lid > kMaxUnicastLids) return Err("LID {} is not a unicast LID", lid);
-  auto reply = console(s).send(fmt::format("Baselid \"{}\"[{}] {}", node, port, lid));
-  if (!reply) return Error{reply.error()};
-  const bool resident = s.subnet_manager && is_running(*s.subnet_manager);
-  if (resident) terminate(*s.subnet_manager, 3s);
-  s.subnet_manager.reset();
-  std::error_code ec;
-  std::filesystem::remove(s.paths.osm_cache() / "guid2lid", ec);
-  if (auto lids = assign_lids(s, 60s); !lids) return lids;
-  if (resident) {
-    auto sm = start_subnet_manager(s, 60s);
-    if (!sm) return Error{sm.error()};
-    s.subnet_manager = *sm;
-  }
-  if (auto saved = save_state(s); !saved) return saved;
-  auto ports = wait_for_ports(
-      s,
-      [&](const std::vector<DumpPort>& current) {
-        const DumpPort* p = find_port(current, node, port == 0 ? 1 : port);
-        return p != nullptr && p->lid == lid && (!p->linked() || p->active());
-      },
-      30s);
-  if (!ports) return Err("{}[{}] did not come up with LID {}: {}", node, port, lid, ports.error());
-  return Ok{};
 }
 
 void register_client(const FabricState& s, const ProcessRef& client) {

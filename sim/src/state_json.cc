@@ -24,6 +24,38 @@ std::string guid_text(uint64_t guid) {
   return fmt::format("0x{:016x}", guid);
 }
 
+json parts_json(const std::vector<SubnetPart>& parts) {
+  json out = json::array();
+  for (const auto& p : parts) {
+    out.push_back({{"attach_node", p.attach_node},
+                   {"subnet_prefix", prefix_text(p.subnet_prefix)},
+                   {"nodes", p.nodes},
+                   {"links", p.links},
+                   {"subnet_manager", process_json(p.subnet_manager)}});
+  }
+  return out;
+}
+
+std::vector<SubnetPart> parts_from(const json& j) {
+  std::vector<SubnetPart> parts;
+  // A fabric started before parts were recorded: one part, its SM at the first node.
+  if (!j.contains("parts")) {
+    parts.push_back(SubnetPart{});
+    parts.back().subnet_manager = process_from(j.value("subnet_manager", json()));
+    return parts;
+  }
+  for (const auto& p : j.at("parts")) {
+    SubnetPart part;
+    part.attach_node = p.at("attach_node").get<std::string>();
+    part.subnet_prefix = std::stoull(p.at("subnet_prefix").get<std::string>(), nullptr, 16);
+    part.nodes = p.value("nodes", size_t{0});
+    part.links = p.value("links", size_t{0});
+    part.subnet_manager = process_from(p.value("subnet_manager", json()));
+    parts.push_back(std::move(part));
+  }
+  return parts;
+}
+
 }  // namespace
 
 json to_json(const FabricState& s) {
@@ -36,7 +68,7 @@ json to_json(const FabricState& s) {
       {"topology", s.paths.topology().string()},
       {"ports_file", s.paths.ports().string()},
       {"ibsim", process_json(s.ibsim)},
-      {"subnet_manager", process_json(s.subnet_manager)},
+      {"parts", parts_json(s.parts)},
       {"watcher", process_json(s.watcher)},
       {"nodes", s.nodes},
       {"switches", s.switches},
@@ -56,7 +88,7 @@ Result<FabricState> state_from_json(const json& j) {
     s.preload = j.at("preload").get<std::string>();
     s.paths.dir = j.at("run_dir").get<std::string>();
     if (auto p = process_from(j.at("ibsim"))) s.ibsim = *p;
-    s.subnet_manager = process_from(j.value("subnet_manager", json()));
+    s.parts = parts_from(j);
     s.watcher = process_from(j.value("watcher", json()));
     s.nodes = j.value("nodes", size_t{0});
     s.switches = j.value("switches", size_t{0});
@@ -93,6 +125,10 @@ json to_json(const std::vector<DumpPort>& ports) {
     out.push_back(std::move(entry));
   }
   return out;
+}
+
+Status save_state(const FabricState& s) {
+  return write_file_atomically(s.paths.state(), to_json(s).dump(2) + "\n");
 }
 
 Status write_file_atomically(const std::filesystem::path& path, const std::string& content) {

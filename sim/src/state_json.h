@@ -12,6 +12,9 @@ nlohmann::json to_json(const FabricState& state);
 Result<FabricState> state_from_json(const nlohmann::json& json);
 nlohmann::json to_json(const std::vector<DumpPort>& ports);
 
+// Writes state.json.
+Status save_state(const FabricState& state);
+
 // Writes via a temporary file and rename, so readers never see half a file.
 Status write_file_atomically(const std::filesystem::path& path, const std::string& content);
 

@@ -101,6 +101,22 @@ Topology three_level(size_t hosts, unsigned radix) {
   return t;
 }
 
+// `rails` copies of `one` with node ids prefixed "R<k>-": disconnected parts (one subnet per
+// rail, with HCAs of their own per rail), with distinct GUIDs as ibsim numbers every node.
+Topology replicate_rails(const Topology& one, unsigned rails) {
+  if (rails == 1) return one;
+  Topology t;
+  for (unsigned r = 1; r <= rails; ++r) {
+    const size_t offset = t.nodes.size();
+    for (const auto& n : one.nodes)
+      t.nodes.push_back(TopoNode{n.type, fmt::format("R{}-{}", r, n.id), n.ports});
+    for (const auto& l : one.links) {
+      t.links.push_back(TopoLink{{l.a.node + offset, l.a.port}, {l.b.node + offset, l.b.port}});
+    }
+  }
+  return t;
+}
+
 }  // namespace
 
 size_t Topology::switch_count() const {
@@ -166,7 +182,8 @@ Topology default_topology() {
   return t;
 }
 
-Result<Topology> fat_tree(size_t hosts, unsigned radix) {
+Result<Topology> fat_tree(size_t hosts, unsigned radix, unsigned rails) {
+  if (rails == 0) return Err("a fabric needs at least one rail");
   if (radix < 4 || radix > kMaxNodePorts || radix % 2 != 0) {
     return Err("radix {} is not supported: use an even number of switch ports from 4 to {}", radix,
                kMaxNodePorts);
@@ -179,7 +196,8 @@ Result<Topology> fat_tree(size_t hosts, unsigned radix) {
     return Err("{} hosts do not fit a three-level fat tree of {}-port switches (at most {})", hosts,
                radix, three_level_max);
   }
-  Topology t = hosts <= two_level_max ? two_level(hosts, radix) : three_level(hosts, radix);
+  Topology t = replicate_rails(
+      hosts <= two_level_max ? two_level(hosts, radix) : three_level(hosts, radix), rails);
   if (auto status = check_capacity(t); !status) return Error{status.error()};
   return t;
 }

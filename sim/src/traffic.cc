@@ -262,6 +262,10 @@ Result<TrafficReport> run_traffic(const FabricState& fabric, const TrafficOption
   if (options.packet_bytes == 0) return Err("packet size must be positive");
   auto ports = dump_ports(fabric);
   if (!ports) return Error{ports.error()};
+  if (!options.nodes.empty()) {
+    const std::set<std::string_view> keep(options.nodes.begin(), options.nodes.end());
+    std::erase_if(*ports, [&](const DumpPort& p) { return keep.count(p.node) == 0; });
+  }
   auto reader = PmaReader::open();
   if (!reader) return Error{reader.error()};
   Generator generator(fabric, options, std::move(*ports), std::move(*reader));

@@ -18,8 +18,11 @@ namespace ibpulse::testing {
 
 class Daemon {
  public:
-  // Runs `ibpulse run <args>` on `fabric`; stopped (SIGTERM) when destroyed.
-  Daemon(const SimFabric& fabric, const std::vector<std::string>& args);
+  // Runs `ibpulse run <args>` on `fabric`, attached at node `host` (`sim exec --host`; default:
+  // the topology's first node), so it collects that node's subnet; stopped (SIGTERM) when
+  // destroyed.
+  Daemon(const SimFabric& fabric, const std::vector<std::string>& args,
+         const std::string& host = "");
   ~Daemon();
   Daemon(const Daemon&) = delete;
   Daemon& operator=(const Daemon&) = delete;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <regex>
 #include <sstream>
 #include <stdexcept>
 
@@ -52,6 +53,29 @@ uint64_t perfquery_field(const std::string& text, const std::string& field) {
   return it->second;
 }
 
+// "Field:....value" of smpquery's output.
+std::string smpquery_field(const std::string& text, const std::string& field) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with(field + ":")) continue;
+    const auto value = line.find_first_not_of('.', field.size() + 1);
+    return value == std::string::npos ? "" : line.substr(value);
+  }
+  return "";
+}
+
+// Node descriptions ibnetdiscover lists: the `# "name"` after every node header.
+std::set<std::string> ibnetdiscover_names(const std::string& text) {
+  static const std::regex header(R"(^(Switch|Ca)\s+\d+\s+"[^"]+"\s+#\s+"([^"]+)\")");
+  std::set<std::string> out;
+  std::istringstream lines(text);
+  std::smatch m;
+  for (std::string line; std::getline(lines, line);) {
+    if (std::regex_search(line, m, header)) out.insert(m[2]);
+  }
+  return out;
+}
+
 std::string guid_text(uint64_t guid) {
   return fmt::format("0x{:016x}", guid);
 }
@@ -78,6 +102,10 @@ std::unique_ptr<SimFabric> SimFabric::up(const std::string& label,
   f->up_ = true;
   const auto state = nlohmann::json::parse(out.out);
   f->socket_name_ = state.at("socket_name").get<std::string>();
+  for (const auto& p : state.at("parts")) {
+    f->parts_.push_back({p.at("attach_node").get<std::string>(),
+                         std::stoull(p.at("subnet_prefix").get<std::string>(), nullptr, 16)});
+  }
   const auto ports = nlohmann::json::parse(std::ifstream(f->run_dir() / "ports.json"));
   for (const auto& p : ports) {
     PortInfo info;
@@ -144,8 +172,11 @@ std::vector<std::string> with_free_ports(std::vector<std::string> command) {
 
 }  // namespace
 
-sim::CommandOutput SimFabric::exec(const std::vector<std::string>& command) const {
-  std::vector<std::string> args = {"--"};
+sim::CommandOutput SimFabric::exec(const std::vector<std::string>& command,
+                                   const std::string& host) const {
+  std::vector<std::string> args;
+  if (!host.empty()) args = {"--host", host};
+  args.push_back("--");
   const auto full = with_free_ports(command);
   args.insert(args.end(), full.begin(), full.end());
   return sim("exec", args);

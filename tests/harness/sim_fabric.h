@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,12 @@ struct PortInfo {
   unsigned remote_port = 0;
 };
 
+// One disconnected part (subnet) of a fabric, as `sim up` recorded it.
+struct PartInfo {
+  std::string attach_node;  // where its subnet manager attaches (SIM_HOST)
+  uint64_t subnet_prefix = 0;
+};
+
 class SimFabric {
  public:
   // A unique fabric name per call, under a private root folder; `extra_args` go to `sim up`.
@@ -64,13 +71,17 @@ class SimFabric {
   unsigned lid(const std::string& node, unsigned port) const;
   const PortInfo& port(const std::string& node, unsigned port) const;
   const std::vector<PortInfo>& ports() const { return ports_; }
+  // The fabric's parts in `sim up`'s order (part 1 first); one for a connected topology.
+  const std::vector<PartInfo>& parts() const { return parts_; }
 
   // `ibpulse sim <verb> --name <this> --root <root> args...`
   sim::CommandOutput sim(const std::string& verb, const std::vector<std::string>& args = {}) const;
   // `ibpulse sim exec ... -- command...`
   // `ibpulse run` gets `--web.listen-address 127.0.0.1:0` unless the command names an address:
   // daemons of test binaries running side by side must not fight over the default port.
-  sim::CommandOutput exec(const std::vector<std::string>& command) const;
+  // `host`: the node to attach at (`--host`), which decides the subnet the command sees.
+  sim::CommandOutput exec(const std::vector<std::string>& command,
+                          const std::string& host = "") const;
   // Starts `command` attached to this fabric in the background (through `sim exec`, so
   // `sim down` stops it too), output into `log`. `host`: the node to attach at.
   sim::ProcessRef start_client(const std::vector<std::string>& command,
@@ -91,6 +102,7 @@ class SimFabric {
   std::filesystem::path root_;
   std::string socket_name_;
   std::vector<PortInfo> ports_;
+  std::vector<PartInfo> parts_;
   bool up_ = false;
 };
 
@@ -111,6 +123,11 @@ class SimFabricEnvironment : public ::testing::Environment {
 std::map<std::string, uint64_t> perfquery_fields(const std::string& text);
 // One of them; throws when absent.
 uint64_t perfquery_field(const std::string& text, const std::string& field);
+
+// One "Field:....value" of smpquery's output (text, e.g. "Active"); "" when absent.
+std::string smpquery_field(const std::string& text, const std::string& field);
+// The node descriptions ibnetdiscover lists (the `# "name"` after each node header).
+std::set<std::string> ibnetdiscover_names(const std::string& text);
 
 // "0x" + 16 lower-case hex digits, as ibpulse writes GUIDs.
 std::string guid_text(uint64_t guid);

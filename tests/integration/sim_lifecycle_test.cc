@@ -20,12 +20,14 @@ using namespace std::chrono_literals;
 std::vector<sim::ProcessRef> fabric_processes(const std::filesystem::path& run_dir) {
   const auto state = nlohmann::json::parse(std::ifstream(run_dir / "state.json"));
   std::vector<sim::ProcessRef> out;
-  for (const char* key : {"ibsim", "subnet_manager", "watcher"}) {
-    if (!state.at(key).is_null()) {
-      out.push_back(
-          {state.at(key).at("pid").get<pid_t>(), state.at(key).at("start_time").get<uint64_t>()});
-    }
-  }
+  const auto add = [&](const nlohmann::json& process) {
+    if (process.is_null()) return;
+    out.push_back({process.at("pid").get<pid_t>(), process.at("start_time").get<uint64_t>()});
+  };
+  add(state.at("ibsim"));
+  for (const auto& part : state.at("parts"))
+    add(part.at("subnet_manager"));  // one resident opensm per part
+  add(state.at("watcher"));
   return out;
 }
 

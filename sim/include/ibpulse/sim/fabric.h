@@ -1,11 +1,13 @@
 #pragma once
-// A named simulated fabric: ibsim with a console fifo, LIDs from `opensm -o`, a resident
-// subnet manager, and a run directory that records everything needed to reach and stop it.
+// A named simulated fabric: ibsim with a console fifo, and per disconnected part of its topology
+// (one subnet; see parts.h) LIDs from `opensm -o` and a resident subnet manager, and a run
+// directory that records everything needed to reach and stop it.
 //
-//   <root>/<name>/state.json      pids, socket name, paths, sizes (FabricState)
+//   <root>/<name>/state.json      pids, socket name, paths, sizes, parts (FabricState)
 //                 ports.json      every port: node, GUIDs, LID, peer, state (the LID map)
 //                 topology.net    the net file ibsim runs
 //                 console         ibsim's stdin (fifo); console.log its stdout
+//                 opensm-<part>/  a part's opensm cache and logs (parts numbered from 1)
 //                 clients/<pid>   processes attached through `sim exec`, stopped by `down`
 //
 // Thread safety: functions only; concurrent processes coordinate through the run directory
@@ -23,6 +25,7 @@
 #include "ibpulse/base/result.h"
 #include "ibpulse/sim/console.h"
 #include "ibpulse/sim/dump.h"
+#include "ibpulse/sim/parts.h"
 #include "ibpulse/sim/process.h"
 #include "ibpulse/sim/topology.h"
 
@@ -32,8 +35,6 @@ inline constexpr std::string_view kUmad2simLibrary =
     "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so";
 // MADs a client may keep in flight: umad2sim deadlocks past ~300 (sim-facts.md).
 inline constexpr unsigned kSimMaxMadsInFlight = 64;
-// ibsim serves at most 10 clients; opensm, pollers and agents all count.
-inline constexpr unsigned kIbsimMaxClients = 10;
 
 struct FabricPaths {
   std::filesystem::path dir;
@@ -41,7 +42,10 @@ struct FabricPaths {
   std::filesystem::path ports() const { return dir / "ports.json"; }
   std::filesystem::path topology() const { return dir / "topology.net"; }
   std::filesystem::path clients() const { return dir / "clients"; }
-  std::filesystem::path osm_cache() const { return dir / "opensm-cache"; }
+  // opensm's cache (OSM_CACHE_DIR) and logs for one part (index from 0).
+  std::filesystem::path part_dir(size_t part) const {
+    return dir / ("opensm-" + std::to_string(part + 1));
+  }
   ConsolePaths console() const {
     return {dir / "console", dir / "console.log", dir / "console.lock"};
   }
@@ -53,8 +57,8 @@ struct FabricState {
   std::string preload;      // LD_PRELOAD for clients
   FabricPaths paths;
   ProcessRef ibsim;
-  std::optional<ProcessRef> subnet_manager;  // resident opensm, unless --no-sm
-  std::optional<ProcessRef> watcher;         // stops the fabric when its owner process dies
+  std::vector<SubnetPart> parts;      // one subnet each, with its resident opensm
+  std::optional<ProcessRef> watcher;  // stops the fabric when its owner process dies
   size_t nodes = 0;
   size_t switches = 0;
   size_t hcas = 0;
@@ -78,6 +82,8 @@ struct UpOptions {
   std::filesystem::path root;
   Topology topology;
   bool subnet_manager = true;
+  // Subnet prefixes: none (every part at fe80::), one for every part, or one per part.
+  std::vector<uint64_t> subnet_prefixes;
   std::optional<pid_t> owner_pid;  // stop the fabric when this process exits
   std::filesystem::path self_exe;  // the ibpulse binary, to start the watcher
   std::chrono::seconds timeout{120};
@@ -108,13 +114,25 @@ Console console(const FabricState& state);
 // The current ports as ibsim reports them.
 Result<std::vector<DumpPort>> dump_ports(const FabricState& state);
 
-// Asks the subnet manager to sweep again (SIGHUP to the resident opensm, or `opensm -o`).
+// Asks every part's subnet manager to sweep again (SIGHUP to the resident opensm, or
+// `opensm -o`).
 Status resweep(const FabricState& state);
 
-// Moves a port to a new LID the way a subnet manager would: ibsim's `Baselid`, then LIDs
-// assigned again with the new one kept (the SM's LID cache is cleared, `opensm -o` honours
-// the LID it finds, the resident SM restarts on that cache). Updates `state`.
+// Moves a port to a new LID the way a subnet manager would: ibsim's `Baselid`, then LIDs of the
+// port's part assigned again with the new one kept (the SM's LID cache is cleared, `opensm -o`
+// honours the LID it finds, the resident SM restarts on that cache). Updates `state`.
 Status change_lid(FabricState& state, const std::string& node, unsigned port, unsigned lid);
+
+// The fabric's topology, read back from its run directory.
+Result<Topology> load_topology(const FabricState& state);
+
+// Where a client that reaches `node` by LID must attach (SIM_HOST): the node of the SM of the
+// part holding it, as LIDs only mean something within a part; nullopt on a fabric of one part,
+// where the default attachment reaches every port.
+Result<std::optional<std::string>> attach_node_for(const FabricState& state, std::string_view node);
+
+// The ids of the nodes of one part (index from 0).
+Result<std::vector<std::string>> part_node_ids(const FabricState& state, size_t part);
 
 // Waits until `done` holds for the ports ibsim reports, or the timeout passes.
 Result<std::vector<DumpPort>> wait_for_ports(

@@ -63,7 +63,10 @@ Topology default_topology();
 
 // A fat tree of `radix`-port switches with `hosts` one-port HCAs (Hca1..HcaN): two levels
 // (Leaf*, Spine*) when radix^2/2 hosts fit, else three (Leaf*, Agg*, Core*; up to radix^3/4).
-Result<Topology> fat_tree(size_t hosts, unsigned radix);
+// With `rails` > 1, that many identical trees, not linked to each other, their node ids
+// prefixed with the rail ("R1-Leaf1", "R2-Hca3"): one subnet per rail, each host having one
+// HCA per rail, as on a multi-rail cluster.
+Result<Topology> fat_tree(size_t hosts, unsigned radix, unsigned rails = 1);
 
 // Reads a net file (ibsim's examples or `ibnetdiscover` output). Links must be symmetric.
 Result<Topology> parse_net(std::string_view text);

@@ -25,7 +25,10 @@
 namespace ibpulse::sim {
 
 struct TrafficOptions {
-  double utilization = 0;            // 0..1 of each link's data rate, both directions
+  double utilization = 0;  // 0..1 of each link's data rate, both directions
+  // Only the ports of these nodes when not empty: on a fabric of several parts, those of the
+  // part this process is attached in (its LIDs reach no other part).
+  std::vector<std::string> nodes;
   std::optional<double> duration_s;  // run until stopped when unset
   std::vector<ErrorSpec> errors;
   unsigned packet_bytes = 2048;          // average packet size: packets = bytes / this
