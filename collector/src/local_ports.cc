@@ -26,7 +26,8 @@ Result<std::vector<LocalPortInfo>> list_local_ports() {
   for (int i = 0; i < count; ++i) {
     umad_ca_t ca{};
     if (umad_get_ca(names[i], &ca) < 0) continue;
-    for (int p = 1; p <= ca.numports && p < UMAD_CA_MAX_PORTS; ++p) {
+    // A switch's only local port is its management port 0; an HCA's ports are 1..numports.
+    for (int p = 0; p <= ca.numports && p < UMAD_CA_MAX_PORTS; ++p) {
       const umad_port_t* port = ca.ports[p];
       if (port == nullptr) continue;
       LocalPortInfo info;

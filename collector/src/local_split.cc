@@ -16,8 +16,9 @@ Result<LocalPort> parse_one(std::string_view text) {
   LocalPort out{std::string(text.substr(0, colon)), 0};
   const std::string_view number = text.substr(colon + 1);
   auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), out.port);
-  if (ec != std::errc() || ptr != number.data() + number.size() || out.port < 1 || out.port > 254) {
-    return Err("'{}': the port must be a number from 1 to 254", text);
+  // Port 0: a switch's management port (a collector running on a managed switch).
+  if (ec != std::errc() || ptr != number.data() + number.size() || out.port < 0 || out.port > 254) {
+    return Err("'{}': the port must be a number from 0 to 254", text);
   }
   return out;
 }

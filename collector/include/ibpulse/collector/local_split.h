@@ -21,7 +21,8 @@
 
 namespace ibpulse::collector {
 
-// A local HCA port: `ca` as libibumad names it (mlx5_0) and its port number (1-based).
+// A local port: `ca` as libibumad names it (mlx5_0) and its port number (1-based; 0 on a
+// switch: its management port).
 struct LocalPort {
   std::string ca;
   int port = 0;
