@@ -288,6 +288,11 @@ int run_daemon(const RunArgs& a) {
               "event=shard_unchanged note=\"shard.* take effect at a restart (docs/scale-out.md: "
               "a rolling change)\"");
         }
+        if (fresh->local_ports != config->local_ports ||
+            fresh->all_local_ports != config->all_local_ports) {
+          spdlog::warn(
+              "event=local_ports_unchanged note=\"fabric.ports takes effect at a restart\"");
+        }
         poller.reconfigure(fresh->poller);
         auto reloaded =
             exporters::alerts::parse_rules(fresh->alert_rules, fresh->default_alert_rules);

@@ -5,6 +5,20 @@
 
 namespace ibpulse::collector {
 
+void add_mad_stats(MadStats& a, const MadStats& b) {
+  a.sent += b.sent;
+  a.answered += b.answered;
+  a.retried += b.retried;
+  a.attempt_timeouts += b.attempt_timeouts;
+  a.attempt_unreachable += b.attempt_unreachable;
+  a.stale_replies += b.stale_replies;
+  a.failed_timeout += b.failed_timeout;
+  a.failed_unreachable += b.failed_unreachable;
+  a.failed_status += b.failed_status;
+  a.failed_redirect += b.failed_redirect;
+  a.failed_send += b.failed_send;
+}
+
 PollerGroup::PollerGroup(PollerOptions options, std::vector<LocalPort> ports,
                          std::vector<SampleRing*> rings, PollerEvents events, ClearRing* clears,
                          PollerBackend backend)

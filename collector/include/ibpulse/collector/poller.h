@@ -94,9 +94,6 @@ struct PollerStats {
   uint64_t local_port_failovers = 0;
 };
 
-// Adds `b`'s counts to `a` (several pollers make one daemon's figures).
-void add_mad_stats(MadStats& a, const MadStats& b);
-
 // What the poller talks to. A member left empty is the real thing (the daemon leaves them all
 // empty): MadEngine::open, collector::discover (libibnetdisc), steady_clock and sleeping.
 // Unit tests pass a FakeMadEngine (collector/testing), a fixed Topology and a virtual clock,

@@ -24,6 +24,9 @@
 
 namespace ibpulse::collector {
 
+// Adds `b`'s counts to `a` (several pollers make one daemon's figures).
+void add_mad_stats(MadStats& a, const MadStats& b);
+
 class PollerGroup {
  public:
   // `ports`: the local ports (none or one: options.discovery's port, a plain Poller). `rings`:
