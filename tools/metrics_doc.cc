@@ -69,6 +69,7 @@ std::string_view extra_labels(std::string_view family) {
   if (family == "ibpulse_mads_failed_total") return "`reason`";
   if (family == "ibpulse_alerts_active") return "`rule`, `severity`, `node_guid`, `port`";
   if (family == "ibpulse_shard_info") return "`index`, `count`, `replicas`";
+  if (family == "ibpulse_local_port_up") return "`ca`, `port`";
   if (family == "ibpulse_remote_write_samples_total") return "`url`, `result`";
   if (family.starts_with("ibpulse_remote_write_")) return "`url`";
   return "";
@@ -112,6 +113,7 @@ void print_self_metrics() {
   ibpulse::exporters::prometheus::DaemonStatus status;
   status.active_alerts.emplace_back();
   status.remote_write.emplace_back();  // and one remote-write receiver
+  status.poller.local_ports.push_back({"mlx5_0", 1, true});  // and several local ports
   self.update(status);
   std::string text;
   self.append(text);

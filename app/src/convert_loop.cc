@@ -50,10 +50,10 @@ void log_vl_totals(collector::PortKey key, const converters::PortVlTraffic& t) {
 
 }  // namespace
 
-ConvertLoop::ConvertLoop(const DaemonConfig& config, collector::SampleRing& ring,
+ConvertLoop::ConvertLoop(const DaemonConfig& config, std::vector<collector::SampleRing*> rings,
                          collector::ClearRing& clears, converters::SnapshotStore& store,
                          SampleLogger trace_sample)
-    : ring_(ring),
+    : rings_(std::move(rings)),
       trace_sample_(trace_sample),
       store_(store),
       publish_interval_(config.publish_interval),
@@ -158,9 +158,11 @@ void ConvertLoop::run(const std::atomic<bool>& stop) {
   constexpr size_t kBatch = 64;
   std::vector<collector::RawSample> batch(kBatch);
   std::vector<converters::ApplyEvents> events(kBatch);
-  const auto drain = [&] {
+  // One ring per poller (SPSC: one producer each), drained in turn. With one local port this
+  // is the single ring as before.
+  const auto drain_one = [&](collector::SampleRing& ring) {
     size_t total = 0;
-    while (const size_t n = ring_.pop(batch.data(), kBatch)) {
+    while (const size_t n = ring.pop(batch.data(), kBatch)) {
       // A sample comes after the discovery that found its port: the state file is loaded
       // before the first sample is applied, even when discovery finished mid-turn.
       if (!topology_) take_topology();
@@ -173,6 +175,12 @@ void ConvertLoop::run(const std::atomic<bool>& stop) {
         report(batch[i], events[i]);
       total += n;
     }
+    return total;
+  };
+  const auto drain = [&] {
+    size_t total = 0;
+    for (collector::SampleRing* ring : rings_)
+      total += drain_one(*ring);
     return total;
   };
   while (!stop.load()) {

@@ -1,5 +1,6 @@
 #pragma once
-// The daemon's converter thread: drains the poller's ring into the Converter, publishes a
+// The daemon's converter thread: drains the pollers' rings (one per local port: each ring has
+// one producer) into the Converter, publishes a
 // snapshot every publish interval and logs what operators must know (foreign clears, our own
 // clears, latched counters). It also loads the state file at the first discovery and saves it
 // on an interval and at stop (state_saver.h).
@@ -11,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 #include "daemon_config.h"
 #include "ibpulse/collector/poller.h"
@@ -22,8 +24,9 @@ namespace ibpulse::cli {
 class ConvertLoop {
  public:
   using SampleLogger = void (*)(const collector::RawSample&);
-  ConvertLoop(const DaemonConfig& config, collector::SampleRing& ring, collector::ClearRing& clears,
-              converters::SnapshotStore& store, SampleLogger trace_sample = nullptr);
+  ConvertLoop(const DaemonConfig& config, std::vector<collector::SampleRing*> rings,
+              collector::ClearRing& clears, converters::SnapshotStore& store,
+              SampleLogger trace_sample = nullptr);
 
   void run(const std::atomic<bool>& stop);
 
@@ -38,7 +41,7 @@ class ConvertLoop {
   void report(const collector::RawSample& s, const converters::ApplyEvents& events);
   void take_topology();
 
-  collector::SampleRing& ring_;
+  std::vector<collector::SampleRing*> rings_;
   SampleLogger trace_sample_;
   converters::SnapshotStore& store_;
   std::chrono::milliseconds publish_interval_;

@@ -225,6 +225,17 @@ const std::vector<KeyDef>& key_defs() {
        text(IBPULSE_FIELD(poller.discovery.ca))},
       {{"fabric.ca-port", "Port of the local HCA (0: the first active)", "0"},
        number(0, 254, IBPULSE_FIELD(poller.discovery.ca_port))},
+      {{"fabric.ports",
+        "Local ports CA:PORT,... (or all: every active one) sharing one subnet's reads; "
+        "instead of fabric.ca/fabric.ca-port",
+        ""},
+       [](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
+         auto ports = collector::parse_local_ports(v);
+         if (!ports) return Error{ports.error()};
+         c.all_local_ports = ports->empty();
+         c.local_ports = std::move(*ports);
+         return Ok{};
+       }},
       {{"fabric.node-name-map", "ib-node-name-map file naming nodes", ""},
        text(IBPULSE_FIELD(node_name_map))},
       {{"fabric.max-smps", "SMPs in flight during discovery", "64"},

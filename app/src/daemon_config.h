@@ -23,6 +23,10 @@ namespace ibpulse::cli {
 
 struct DaemonConfig {
   collector::PollerOptions poller;
+  // fabric.ports: several local ports on one subnet, one poller each (docs/scale-out.md).
+  // Empty and not `all`: the one port of fabric.ca/fabric.ca-port.
+  std::vector<collector::LocalPort> local_ports;
+  bool all_local_ports = false;
   converters::ConverterOptions converter;
   std::chrono::milliseconds publish_interval{1000};
   std::chrono::milliseconds foreign_clear_window{600000};  // 3 foreign clears in it: a warning

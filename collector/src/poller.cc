@@ -74,7 +74,11 @@ struct Poller::State {
   bool rediscover_requested = false;
 
   std::unique_ptr<MadEngine> engine;
-  Topology topology;
+  Topology whole;          // the last discovery, shard applied: what the local ports share
+  Topology topology;       // the part this poller polls (all of `whole` with one local port)
+  size_t shard_nodes = 0;  // of `whole`: the nodes this shard polls
+  uint64_t split_generation = 0;
+  std::set<uint64_t> pm_key_warned;
   CapabilityCache capabilities;
   std::map<uint64_t, std::set<Attribute>> unsupported;  // per node, until rediscovery
   std::map<uint64_t, uint32_t> node_index;
@@ -108,6 +112,7 @@ struct Poller::State {
   uint64_t sweep_number = 0;
   size_t sweep_expected = 0;
   size_t sweep_done = 0;
+  size_t sweep_unreachable = 0;  // reads failed as if the local port were unplugged
   std::set<PortKey> sweep_stale;
   Clock::time_point sweep_started{};
   std::vector<uint64_t> sweep_mark;  // per index of topology.ports: last sweep it counted in
@@ -144,21 +149,55 @@ struct Poller::State {
     last_discovery = now;
     next_discovery = now + options.rediscover + stagger;
     if (!found) {
-      std::lock_guard lock(mutex);
-      ++stats.discovery_failures;
+      {
+        std::lock_guard lock(mutex);
+        ++stats.discovery_failures;
+      }
       warn(fmt::format("event=discovery_failed error=\"{}\"", found.error()));
+      local_port_down("discovery failed");
+      // A local port that is down tries again soon, not at the next rediscovery.
+      if (options.split && !options.split->up(options.split_index))
+        next_discovery = std::min(next_discovery, now + options.local_port_retry);
       return false;
     }
     Topology fresh = std::move(*found);
     std::erase_if(fresh.ports,
                   [&](const Port& p) { return options.skip_nodes.count(p.key.node_guid) != 0; });
-    const size_t owned_nodes = keep_shard_ports(fresh, options.shard);
-    const TopologyChanges changes = diff(topology, fresh);
+    shard_nodes = keep_shard_ports(fresh, options.shard);
+    if (options.split) local_port_up();
+    const TopologyChanges changes = diff(whole, fresh);
+    whole = std::move(fresh);
     // Capabilities are cached until rediscovery; LID changes are followed at once.
     capabilities.clear();
+    pm_key_warned.clear();
+    adopt(now);
+    {
+      std::lock_guard lock(mutex);
+      ++stats.discoveries;
+    }
+    // With several local ports the converter wants the subnet's topology once: the leader's.
+    if (events.discovered && (!options.split || options.split->leader() == options.split_index))
+      events.discovered(whole, changes);
+    return true;
+  }
+
+  // Takes this poller's nodes from `whole` (after a discovery, or when a local port sharing
+  // the subnet went down or came back) and plans their reads.
+  void adopt(Clock::time_point now) {
+    Topology mine = whole;
+    size_t owned_nodes = shard_nodes;
+    if (options.split) {
+      split_generation = options.split->generation();
+      keep_local_port_nodes(mine, *options.split, options.split_index);
+      owned_nodes = 0;
+      for (const Node& n : mine.nodes) {
+        owned_nodes +=
+            options.shard.owns(n.guid) && options.split->owner(n.guid) == options.split_index;
+      }
+    }
     unsupported.clear();
     sweep_expected = 0;  // a sweep in progress counted the old ports: start afresh
-    topology = std::move(fresh);
+    topology = std::move(mine);
     node_index.clear();
     for (const Node& n : topology.nodes)
       node_index.emplace(n.guid, static_cast<uint32_t>(node_index.size()));
@@ -166,26 +205,39 @@ struct Poller::State {
     for (const Port& p : topology.ports) {
       if (p.remote && p.lid != 0) targets.push_back({p.key, p.lid});
     }
-    read_capabilities(*engine, targets, capabilities);
-    for (const auto& [guid, caps] : capabilities) {
-      if (caps && caps->pm_key()) {
-        warn(
-            fmt::format("event=pm_key_required node_guid={} note=\"PM_Key is not supported yet; "
-                        "this node's counters may be refused\"",
-                        guid_string(guid)));
-      }
+    read_capabilities(*engine, targets, capabilities);  // only nodes not asked yet
+    for (const SweepTarget& t : targets) {
+      const auto caps = capabilities.find(t.key.node_guid);
+      if (caps == capabilities.end() || !caps->second || !caps->second->pm_key()) continue;
+      if (!pm_key_warned.insert(t.key.node_guid).second) continue;
+      warn(
+          fmt::format("event=pm_key_required node_guid={} note=\"PM_Key is not supported yet; "
+                      "this node's counters may be refused\"",
+                      guid_string(t.key.node_guid)));
     }
     rebuild_plans();
     scheduler.update(topology, now);
-    {
-      std::lock_guard lock(mutex);
-      ++stats.discoveries;
-      stats.ports = topology.ports.size();
-      stats.nodes = topology.nodes.size();
-      stats.owned_nodes = owned_nodes;
-    }
-    if (events.discovered) events.discovered(topology, changes);
-    return true;
+    std::lock_guard lock(mutex);
+    stats.ports = topology.ports.size();
+    stats.nodes = topology.nodes.size();
+    stats.owned_nodes = owned_nodes;
+  }
+
+  // A local port sharing the subnet: its MADs or discovery fail as if it were unplugged.
+  void local_port_down(std::string_view why) {
+    if (!options.split || !options.split->set_up(options.split_index, false)) return;
+    warn(
+        fmt::format("event=local_port_down ca={} port={} reason=\"{}\" note=\"its nodes go to "
+                    "the other local ports until it is back\"",
+                    options.discovery.ca, options.discovery.ca_port, why));
+    // Try again soon: a discovery through it that succeeds brings it back.
+    next_discovery = std::min(next_discovery, backend.now() + options.local_port_retry);
+  }
+
+  void local_port_up() {
+    if (!options.split->set_up(options.split_index, true)) return;
+    warn(fmt::format("event=local_port_up ca={} port={} note=\"its nodes return to it\"",
+                     options.discovery.ca, options.discovery.ca_port));
   }
 
   // After a discovery, and when a node turned out not to support an attribute.
@@ -220,6 +272,7 @@ struct Poller::State {
     for (const Port& p : topology.ports)
       if (counts_in_sweep(p)) ++sweep_expected;
     sweep_done = 0;
+    sweep_unreachable = 0;
     sweep_stale.clear();
     sweep_mark.assign(topology.ports.size(), 0);
     sweep_started = now;
@@ -326,10 +379,15 @@ struct Poller::State {
     if (scheduler.done(item, backend.now())) ++local_late;
   }
 
-  void finish_sweep_item(const Context& c, bool ok) {
+  void finish_sweep_item(const Context& c, MadFailure failure) {
     if (c.sweep == 0 || c.sweep != sweep_number) return;
-    if (!ok) sweep_stale.insert(c.port);
+    if (failure != MadFailure::kNone) sweep_stale.insert(c.port);
+    if (failure == MadFailure::kUnreachable || failure == MadFailure::kSendError)
+      ++sweep_unreachable;
     if (++sweep_done < sweep_expected) return;
+    // Not one port answered, each read refused on the way out: the local port is the cause.
+    if (sweep_unreachable == sweep_expected)
+      local_port_down("a sweep found every port unreachable");
     // Reads are spread over the interval, so a sweep that keeps up lasts about one interval.
     const std::chrono::duration<double> took = backend.now() - sweep_started;
     const std::chrono::duration<double> interval = options.intervals.counters;
@@ -373,7 +431,7 @@ struct Poller::State {
     ++local_samples;
     if (!ring.push(s)) ++local_drops;
     if (!pending_clears.empty() && c.failure == MadFailure::kNone) clear_after_read(ctx);
-    if (ctx.primary) finish_sweep_item(ctx, c.failure == MadFailure::kNone);
+    if (ctx.primary) finish_sweep_item(ctx, c.failure);
   }
 
   void reset_sampling() {
@@ -535,9 +593,17 @@ struct Poller::State {
     if (next) {
       const auto mad = options.mad;      // the engine keeps its window until restart
       const auto shard = options.shard;  // and the shard its nodes (docs/scale-out.md)
+      auto split = options.split;        // and the local ports theirs
+      const std::string ca = options.discovery.ca;
+      const int ca_port = options.discovery.ca_port;
+      const size_t split_index = options.split_index;
       options = std::move(*next);
       options.mad = mad;
       options.shard = shard;
+      options.split = std::move(split);
+      options.split_index = split_index;
+      options.discovery.ca = ca;  // the engine stays on its local port until restart
+      options.discovery.ca_port = ca_port;
       scheduler.set_intervals(options.intervals);
       reset_sampling();
       rediscover = true;
@@ -547,41 +613,48 @@ struct Poller::State {
     if (rediscover) next_discovery = std::min(next_discovery, std::max(now, last_discovery + 5s));
   }
 
-  void loop(const std::atomic<bool>& stop) {
+  void step() {
     const auto done = [this](const MadCompletion& c) { on_done(c); };
-    while (!stop.load()) {
-      auto now = backend.now();
-      apply_pending(now);
-      if (now >= next_discovery) {
-        drain(*engine, done);  // samples of the old topology land before it changes
-        // libibnetdisc registers the SMP class on its own port: hand it over meanwhile.
-        (void)engine->enable_smp(false);
-        discover(now);
-        enable_smp();
-        now = backend.now();
-      }
-      take_clear_requests();
-      due_items.clear();
-      scheduler.take_due(now, due_items);
-      for (const auto& item : due_items)
-        issue(item, now);
-      auto wake = std::min(next_discovery, now + 100ms);
-      if (auto due = scheduler.next_due()) wake = std::min(wake, *due);
-      if (!sampled.empty()) wake = std::min(wake, drive_sampling(now));
-      const auto wait = std::chrono::ceil<std::chrono::milliseconds>(
-          wake - now);  // never 0 for a wait: no spinning
-      if (engine->idle()) {
-        if (wait.count() > 0) backend.sleep(wait);
-      } else {
-        engine->poll(std::max(wait, 0ms), done);
-      }
-      // Other threads read stats() now and then: publishing every 20 ms is fresh enough.
-      if (now - last_publish > 20ms) {
-        publish();
-        last_publish = now;
-      }
+    auto now = backend.now();
+    apply_pending(now);
+    if (now >= next_discovery) {
+      drain(*engine, done);  // samples of the old topology land before it changes
+      // libibnetdisc registers the SMP class on its own port: hand it over meanwhile.
+      (void)engine->enable_smp(false);
+      discover(now);
+      enable_smp();
+      now = backend.now();
     }
-    drain(*engine, done);
+    // Another local port went down or came back: take or give back nodes without discovery.
+    if (options.split && options.split->generation() != split_generation) {
+      drain(*engine, done);
+      adopt(now);
+    }
+    take_clear_requests();
+    due_items.clear();
+    scheduler.take_due(now, due_items);
+    for (const auto& item : due_items)
+      issue(item, now);
+    auto wake = std::min(next_discovery, now + 100ms);
+    if (auto due = scheduler.next_due()) wake = std::min(wake, *due);
+    if (!sampled.empty()) wake = std::min(wake, drive_sampling(now));
+    auto wait = std::chrono::ceil<std::chrono::milliseconds>(
+        wake - now);  // never 0 for a wait: no spinning
+    if (backend.turn_limit.count() > 0) wait = std::min(wait, backend.turn_limit);
+    if (engine->idle()) {
+      if (wait.count() > 0) backend.sleep(wait);
+    } else {
+      engine->poll(std::max(wait, 0ms), done);
+    }
+    // Other threads read stats() now and then: publishing every 20 ms is fresh enough.
+    if (now - last_publish > 20ms) {
+      publish();
+      last_publish = now;
+    }
+  }
+
+  void finish() {
+    drain(*engine, [this](const MadCompletion& c) { on_done(c); });
     publish();
   }
 };
@@ -596,7 +669,7 @@ Poller::Poller(PollerOptions options, SampleRing& ring, PollerEvents events, Cle
 
 Poller::~Poller() = default;
 
-Status Poller::run(const std::atomic<bool>& stop) {
+Status Poller::start() {
   auto& s = *state_;
   auto engine =
       s.backend.open_engine(s.options.discovery.ca, s.options.discovery.ca_port, s.options.mad);
@@ -605,7 +678,22 @@ Status Poller::run(const std::atomic<bool>& stop) {
   if (!s.discover(s.backend.now())) return Err("the first discovery failed; see the log");
   s.enable_smp();
   s.reset_sampling();
-  s.loop(stop);
+  return Ok{};
+}
+
+void Poller::step() {
+  state_->step();
+}
+
+void Poller::finish() {
+  state_->finish();
+}
+
+Status Poller::run(const std::atomic<bool>& stop) {
+  if (auto started = start(); !started) return started;
+  while (!stop.load())
+    state_->step();
+  finish();
   return Ok{};
 }
 

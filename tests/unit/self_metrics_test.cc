@@ -100,5 +100,26 @@ TEST(SelfMetrics, PromtoolLintsThemClean) {
   EXPECT_EQ(lint.output, "");
 }
 
+TEST(SelfMetrics, LocalPortSeriesOnlyWithSeveralLocalPorts) {
+  SelfMetrics one("x");
+  one.update(known_status());
+  std::string out;
+  one.append(out);
+  EXPECT_EQ(out.find("ibpulse_local_port"), std::string::npos) << "a one-port scrape is unchanged";
+
+  DaemonStatus s = known_status();
+  s.poller.local_ports = {{"mlx5_0", 1, true}, {"mlx5_1", 1, false}};
+  s.poller.local_port_failovers = 2;
+  SelfMetrics two("x");
+  two.update(s);
+  out.clear();
+  two.append(out);
+  EXPECT_TRUE(has_line(out, R"(ibpulse_local_port_up{ca="mlx5_0",port="1"} 1)")) << out;
+  EXPECT_TRUE(has_line(out, R"(ibpulse_local_port_up{ca="mlx5_1",port="1"} 0)")) << out;
+  EXPECT_TRUE(has_line(out, "ibpulse_local_port_failovers_total 2")) << out;
+  const testing::LintResult lint = testing::promtool_lint(out);
+  EXPECT_EQ(lint.status, 0) << lint.output;
+}
+
 }  // namespace
 }  // namespace ibpulse::exporters::prometheus

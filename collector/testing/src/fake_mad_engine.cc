@@ -88,10 +88,10 @@ size_t FakeMadEngine::send(uint64_t id, const CompletionFn& on_done) {
   const uint64_t attempt = next_attempt_++;
   Flight f;
   f.pending = id;
-  f.guid = fabric_.node_at(p.request.lid);
+  f.guid = local_port_down_ ? 0 : fabric_.node_at(p.request.lid);
   const auto now = clock_.now();
   if (f.guid == 0) {
-    f.fate = Fate::kReturned;  // no such LID: back at once, as ibsim does
+    f.fate = Fate::kReturned;  // no such LID (or no local port): back at once, as ibsim does
     events_.push(Event{now, EventKind::kArrival, attempt});
   } else {
     fabric_.note_attempt(p.request);

@@ -41,6 +41,31 @@ struct SelfMetrics::Impl {
   pcpp::Family<pcpp::Counter>* rw_samples = nullptr;
   pcpp::Family<pcpp::Gauge>* rw_queue = nullptr;
   pcpp::Family<pcpp::Gauge>* rw_lag = nullptr;
+  // Several local ports (fabric.ports) only: registered at the first status that has them, so
+  // a one-port daemon's scrape is unchanged.
+  pcpp::Family<pcpp::Gauge>* local_port_up = nullptr;
+  pcpp::Counter* local_port_failovers = nullptr;
+
+  void local_ports(const collector::PollerStats& poller) {
+    if (poller.local_ports.empty()) return;
+    if (local_port_up == nullptr) {
+      local_port_up = &pcpp::BuildGauge()
+                           .Name("ibpulse_local_port_up")
+                           .Help("Whether a local port (fabric.ports) polls its share of nodes")
+                           .Register(registry);
+      local_port_failovers =
+          &pcpp::BuildCounter()
+               .Name("ibpulse_local_port_failovers_total")
+               .Help("Times a local port went down and handed its nodes to the others")
+               .Register(registry)
+               .Add({});
+    }
+    for (const auto& p : poller.local_ports)
+      local_port_up->Add({{"ca", p.ca}, {"port", std::to_string(p.port)}}).Set(p.up ? 1 : 0);
+    const double target = static_cast<double>(poller.local_port_failovers);
+    if (target > local_port_failovers->Value())
+      local_port_failovers->Increment(target - local_port_failovers->Value());
+  }
 
   void total(const std::string& name, const std::string& help,
              uint64_t (*read)(const DaemonStatus&), const pcpp::Labels& labels = {}) {
@@ -197,6 +222,7 @@ void SelfMetrics::update(const DaemonStatus& status) {
         .Set(1);
     impl_->shard_info_set = true;
   }
+  impl_->local_ports(status.poller);
   for (const auto& t : impl_->totals) {
     const double target = static_cast<double>(t.read(status));
     const double now = t.series->Value();

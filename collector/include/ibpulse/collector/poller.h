@@ -16,6 +16,7 @@
 
 #include "ibpulse/collector/clear.h"
 #include "ibpulse/collector/discovery.h"
+#include "ibpulse/collector/local_split.h"
 #include "ibpulse/collector/mad_engine.h"
 #include "ibpulse/collector/pma.h"
 #include "ibpulse/collector/sampler.h"
@@ -47,6 +48,12 @@ struct PollerOptions {
   // The nodes this collector polls when several share the fabric; the others' ports are left
   // out of the topology it hands on (peers of its own ports aside). Read at start only.
   ShardSpec shard{};
+  // Several local ports on one subnet (local_split.h): the split they share and this poller's
+  // index in it. None: the only poller, polling every node. Read at start only.
+  std::shared_ptr<LocalPortSplit> split;
+  size_t split_index = 0;
+  // How often a local port that went down tries a discovery through it to come back.
+  std::chrono::milliseconds local_port_retry{std::chrono::seconds(10)};
 };
 
 struct SweepSummary {
@@ -76,6 +83,15 @@ struct PollerStats {
   size_t owned_nodes = 0;  // the nodes this shard polls (all of them unsharded)
   ShardSpec shard{};
   MadStats mad;
+  // Several local ports only (PollerGroup fills them): each port's state and the times one
+  // went down and handed its nodes to the others.
+  struct LocalPortState {
+    std::string ca;
+    int port = 0;
+    bool up = true;
+  };
+  std::vector<LocalPortState> local_ports;
+  uint64_t local_port_failovers = 0;
 };
 
 // What the poller talks to. A member left empty is the real thing (the daemon leaves them all
@@ -91,6 +107,9 @@ struct PollerBackend {
   std::function<Clock::time_point()> now;
   // Called when nothing is in flight and nothing is due for `duration`.
   std::function<void(Clock::duration duration)> sleep;
+  // The longest one loop turn waits (0: no limit). A driver stepping several pollers on one
+  // thread (tests, on one virtual clock) sets it so that none runs ahead of the others.
+  std::chrono::milliseconds turn_limit{0};
 };
 
 // Events the daemon logs.
@@ -113,6 +132,11 @@ class Poller {
 
   // Opens the engine and runs until `stop` is set. Fails only when it cannot start.
   Status run(const std::atomic<bool>& stop);
+  // run() in pieces, for a driver that steps several pollers on one thread (tests): start()
+  // opens the engine and discovers, step() is one loop turn, finish() drains what is in flight.
+  Status start();
+  void step();
+  void finish();
 
   PollerStats stats() const;
   // Takes effect at the next loop turn: new intervals, skip lists (not the MAD window).

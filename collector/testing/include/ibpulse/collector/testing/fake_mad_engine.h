@@ -51,6 +51,9 @@ class FakeMadEngine final : public MadEngine {
   bool idle() const override { return queued_ == 0 && flights_.empty(); }
   const MadStats& stats() const override { return stats_; }
   const MadEngineOptions& options() const override { return options_; }
+  // The engine's local port is down (unplugged, its HCA failed): every attempt comes back
+  // undelivered at once and reaches no node, as umad returns status 110 for an unusable path.
+  void set_local_port_down(bool down) { local_port_down_ = down; }
 
  private:
   using Clock = VirtualClock::Clock;
@@ -99,6 +102,7 @@ class FakeMadEngine final : public MadEngine {
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   uint64_t next_id_ = 0, next_attempt_ = 0;
   size_t queued_ = 0;
+  bool local_port_down_ = false;
 };
 
 }  // namespace ibpulse::collector::testing
