@@ -8,7 +8,7 @@
 // Heap bytes are glibc's in-use count over every arena (mallinfo2: uordblks + hblkhd), so
 // freed-but-kept memory (fragmentation) is not in them; RSS is printed beside them for that.
 //
-//   build/bench/memory_bench [ports]
+//   build/bench/memory_bench [ports] [--core]
 #include <fmt/format.h>
 #include <malloc.h>
 #include <unistd.h>
@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "ibpulse/converters/converter.h"
 #include "ibpulse/exporters/alerts/engine.h"
@@ -38,6 +39,9 @@ using Snapshot = std::shared_ptr<const converters::FabricSnapshot>;
 // virtual publish interval keeps as many as the daemon's 1 s one, in a tenth of the snapshots.
 constexpr auto kCadence = 10s;
 constexpr int kSweeps = 40;  // 400 s: past the longest default window (5 min) plus its step
+// Whether every port also reads the read plan's detail attributes (per-VL, per-lane), as the
+// daemon does by default; `--core` leaves them out (PortCounters/Extended only).
+bool details = true;
 
 int64_t heap_bytes() {
   const struct mallinfo2 m = mallinfo2();
@@ -85,7 +89,7 @@ struct Daemon {
 };
 
 void sweep(Daemon& d, uint64_t bump, Clock::time_point now) {
-  for (const collector::RawSample& s : bench::synthetic_samples(*d.topology, bump))
+  for (const collector::RawSample& s : bench::synthetic_samples(*d.topology, bump, details))
     d.converter->apply(s);
   d.store.publish(d.converter->snapshot(now));
   d.alerts_last = d.store.load();
@@ -117,8 +121,16 @@ void serve(Daemon& d, uint32_t now_s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const uint32_t ports = argc > 1 ? static_cast<uint32_t>(std::atoi(argv[1])) : 70000;
-  fmt::print("{} ports; sizeof PortSnapshot {} B, PortState {} B, RawSample {} B\n", ports,
+  uint32_t ports = 70000;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--core") {
+      details = false;
+    } else {
+      ports = static_cast<uint32_t>(std::atoi(argv[i]));
+    }
+  }
+  fmt::print("{} ports{}; sizeof PortSnapshot {} B, PortState {} B, RawSample {} B\n", ports,
+             details ? ", detail attributes read" : ", core counters only",
              sizeof(converters::PortSnapshot), sizeof(converters::Converter::PortState),
              sizeof(collector::RawSample));
   const int64_t heap0 = heap_bytes(), rss0 = rss_bytes();

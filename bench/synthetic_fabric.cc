@@ -18,6 +18,19 @@ bool moves(uint16_t counter) {
          counter <= schema::index_of(schema::CounterId::kMulticastRcvPackets);
 }
 
+// What the daemon's read plan adds to every port by default (collector/src/read_plan.cc), the
+// per-VL and per-lane counters among them.
+constexpr Attribute kDetails[] = {
+    Attribute::kPortRcvErrorDetails,
+    Attribute::kPortXmitDiscardDetails,
+    Attribute::kPortFlowCtlCounters,
+    Attribute::kPortVLXmitWaitCounters,
+    Attribute::kPortVLXmitFlowCtlUpdateErrors,
+    Attribute::kPortVLOpPackets,
+    Attribute::kPortVLOpData,
+    Attribute::kPortExtendedSpeedsCounters,
+};
+
 }  // namespace
 
 std::shared_ptr<const collector::Topology> synthetic_topology(uint32_t ports) {
@@ -39,14 +52,17 @@ std::shared_ptr<const collector::Topology> synthetic_topology(uint32_t ports) {
   return t;
 }
 
-std::vector<RawSample> synthetic_samples(const collector::Topology& topology, uint64_t bump) {
+std::vector<RawSample> synthetic_samples(const collector::Topology& topology, uint64_t bump,
+                                         bool details) {
+  std::vector<Attribute> attributes{Attribute::kPortCounters, Attribute::kPortCountersExtended};
+  if (details) attributes.insert(attributes.end(), std::begin(kDetails), std::end(kDetails));
   std::vector<RawSample> samples;
-  samples.reserve(topology.ports.size() * 2);
+  samples.reserve(topology.ports.size() * attributes.size());
   const uint64_t ext_all =
       (uint64_t{1} << schema::fields_of(Attribute::kPortCountersExtended).size()) - 1;
   uint64_t p = 0;
   for (const collector::Port& port : topology.ports) {
-    for (Attribute a : {Attribute::kPortCounters, Attribute::kPortCountersExtended}) {
+    for (Attribute a : attributes) {
       RawSample s;
       s.port = port.key;
       s.attribute = a;

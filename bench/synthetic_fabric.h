@@ -22,7 +22,9 @@ std::shared_ptr<const converters::FabricSnapshot> synthetic_snapshot(uint32_t po
 // counters, data, packets and XmitWait, `bump` higher than with bump 0: a later sweep moves
 // them as a busy fabric does; error counters stay, as on a healthy one).
 std::shared_ptr<const collector::Topology> synthetic_topology(uint32_t ports);
+// `details`: also the attributes the daemon's read plan adds (error details, flow control,
+// per-VL and per-lane counters).
 std::vector<collector::RawSample> synthetic_samples(const collector::Topology& topology,
-                                                    uint64_t bump = 0);
+                                                    uint64_t bump = 0, bool details = false);
 
 }  // namespace ibpulse::bench
