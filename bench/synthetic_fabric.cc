@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <vector>
-
 #include "ibpulse/converters/converter.h"
 
 namespace ibpulse::bench {
@@ -12,13 +10,32 @@ using collector::RawSample;
 using schema::Attribute;
 using Clock = std::chrono::steady_clock;
 
-std::shared_ptr<const converters::FabricSnapshot> synthetic_snapshot(uint32_t ports) {
+namespace {
+
+// Traffic counters (data, packets, XmitWait): what a busy, healthy fabric moves every sweep.
+bool moves(uint16_t counter) {
+  return counter >= schema::index_of(schema::CounterId::kXmitData) &&
+         counter <= schema::index_of(schema::CounterId::kMulticastRcvPackets);
+}
+
+// What the daemon's read plan adds to every port by default (collector/src/read_plan.cc), the
+// per-VL and per-lane counters among them.
+constexpr Attribute kDetails[] = {
+    Attribute::kPortRcvErrorDetails,
+    Attribute::kPortXmitDiscardDetails,
+    Attribute::kPortFlowCtlCounters,
+    Attribute::kPortVLXmitWaitCounters,
+    Attribute::kPortVLXmitFlowCtlUpdateErrors,
+    Attribute::kPortVLOpPackets,
+    Attribute::kPortVLOpData,
+    Attribute::kPortExtendedSpeedsCounters,
+};
+
+}  // namespace
+
+std::shared_ptr<const collector::Topology> synthetic_topology(uint32_t ports) {
   auto t = std::make_shared<collector::Topology>();
   t->subnet_prefix = 0xfe80000000000000ull;
-  converters::Converter converter({});
-  std::vector<RawSample> samples;
-  const uint64_t ext_all =
-      (uint64_t{1} << schema::fields_of(Attribute::kPortCountersExtended).size()) - 1;
   for (uint32_t p = 0; p < ports; ++p) {
     const collector::PortKey key{0x0002c90300000000ull + p / 36, static_cast<uint8_t>(1 + p % 36)};
     if (p % 36 == 0) {
@@ -31,21 +48,43 @@ std::shared_ptr<const converters::FabricSnapshot> synthetic_snapshot(uint32_t po
     port.key = key;
     port.lid = static_cast<uint16_t>(1 + p / 36);
     port.link = {4, 5, 2, 2, 2, 0, 0, 0, 2, 2, 2, 5};
-    for (Attribute a : {Attribute::kPortCounters, Attribute::kPortCountersExtended}) {
+  }
+  return t;
+}
+
+std::vector<RawSample> synthetic_samples(const collector::Topology& topology, uint64_t bump,
+                                         bool details) {
+  std::vector<Attribute> attributes{Attribute::kPortCounters, Attribute::kPortCountersExtended};
+  if (details) attributes.insert(attributes.end(), std::begin(kDetails), std::end(kDetails));
+  std::vector<RawSample> samples;
+  samples.reserve(topology.ports.size() * attributes.size());
+  const uint64_t ext_all =
+      (uint64_t{1} << schema::fields_of(Attribute::kPortCountersExtended).size()) - 1;
+  uint64_t p = 0;
+  for (const collector::Port& port : topology.ports) {
+    for (Attribute a : attributes) {
       RawSample s;
-      s.port = key;
+      s.port = port.key;
       s.attribute = a;
       s.received = Clock::now();
       s.field_count = static_cast<uint8_t>(schema::fields_of(a).size());
       s.advertised = (uint64_t{1} << s.field_count) - 1;
       if (a == Attribute::kPortCounters) s.superseded = collector::superseded_fields(ext_all);
+      const auto sinks = schema::sinks_of(a);
       for (size_t i = 0; i < s.field_count; ++i)
-        s.values[i] = 1000 + i * 7919 + p;
+        s.values[i] = 1000 + i * 7919 + p + (moves(sinks[i].counter) ? bump : 0);
       samples.push_back(s);
     }
+    ++p;
   }
+  return samples;
+}
+
+std::shared_ptr<const converters::FabricSnapshot> synthetic_snapshot(uint32_t ports) {
+  auto t = synthetic_topology(ports);
+  converters::Converter converter({});
   converter.set_topology(t);
-  for (const RawSample& s : samples)
+  for (const RawSample& s : synthetic_samples(*t))
     converter.apply(s);
   return converter.snapshot(Clock::now());
 }

@@ -412,16 +412,28 @@ Outcome Converter::apply_field(PortState& p, const RawSample& s, const schema::F
   const bool core = c < kCoreCounterCount;
   if (!core && (!p.extra || p.extra.use_count() > 1)) {
     // Snapshots share the extra counters: copy before writing if one still holds them.
-    p.extra = p.extra ? std::make_shared<std::vector<CounterState>>(*p.extra)
-                      : std::make_shared<std::vector<CounterState>>(schema::extra_counter_count());
+    p.extra = p.extra
+                  ? std::make_shared<std::vector<ExtraCounterState>>(*p.extra)
+                  : std::make_shared<std::vector<ExtraCounterState>>(schema::extra_counter_count());
   } else if (!core) {
     // Written in place: no snapshot holds it any more. The acquire pairs with the release in
     // the readers' last shared_ptr drop, so their reads happen before our writes.
     std::atomic_thread_fence(std::memory_order_acquire);
   }
 
-  CounterState& st = core ? p.core[c] : (*p.extra)[c - kCoreCounterCount];
-  if ((s.cleared >> i & 1) != 0) {
+  if (core) return apply_reading(p, p.core[c], r, s.cleared >> i & 1, events);
+  // Extra counters are kept in 16 bytes (ExtraCounterState): widened for the rules, then stored.
+  ExtraCounterState& extra = (*p.extra)[c - kCoreCounterCount];
+  CounterState st = extra.widen();
+  const Outcome out = apply_reading(p, st, r, s.cleared >> i & 1, events);
+  extra.assign(st);
+  return out;
+}
+
+Outcome Converter::apply_reading(PortState& p, CounterState& st, const Reading& r, bool cleared,
+                                 ApplyEvents& events) {
+  const bool wide = r.source == Source::kWide;
+  if (cleared) {
     rebase(st, r);  // the Set's response: the value after our clear
     ++p.own_clears;
     ++stats_.own_clears;

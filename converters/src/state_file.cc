@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 
 namespace ibpulse::converters {
@@ -140,10 +141,13 @@ bool read_port(Reader& in, SavedPort& out) {
   if (extras == 0) return true;
   const size_t extra_count = schema::extra_counter_count();
   if (extras > extra_count) return false;
-  p.extra = std::make_shared<std::vector<CounterState>>(extra_count);
+  p.extra = std::make_shared<std::vector<ExtraCounterState>>(extra_count);
   for (uint32_t i = 0; i < extras; ++i) {
     uint32_t index = 0;
-    if (!in.get(index) || index >= extra_count || !in.get_counter((*p.extra)[index])) return false;
+    CounterState c;
+    if (!in.get(index) || index >= extra_count || !in.get_counter(c)) return false;
+    if (c.last_raw > UINT32_MAX) return false;  // no extra counter is wider than 32 bits
+    (*p.extra)[index].assign(c);
   }
   return true;
 }
@@ -280,7 +284,7 @@ std::string encode_state(const Converter& converter, uint64_t subnet_prefix) {
     for (uint32_t i = 0; p.extra && i < p.extra->size(); ++i) {
       if ((*p.extra)[i].source == Source::kNone) continue;
       out.put(i);
-      out.put_counter((*p.extra)[i]);
+      out.put_counter((*p.extra)[i].widen());
     }
   });
   out.put<uint64_t>(converter.vl_traffic().size());

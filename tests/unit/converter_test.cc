@@ -228,6 +228,15 @@ TEST(Converter, SnapshotsCarryDerivedValuesUtilisationAndSharedExtras) {
   EXPECT_EQ((*c.snapshot(t0 + 2s)->find(kPort)->extra)[index].total, 80u);
 }
 
+// ExtraCounterState keeps a last raw reading in 32 bits: every per-VL / per-lane counter must
+// be a field of at most 32 bits with no 64-bit copy.
+TEST(Converter, ExtraCountersFitTheirCompactState) {
+  for (size_t c = schema::kCoreCounterCount; c < schema::counter_count(); ++c) {
+    EXPECT_LE(schema::narrow_source(c).width, 32) << c;
+    EXPECT_FALSE(schema::wide_source(c).has_value()) << c;
+  }
+}
+
 // States are kept in topology order: a new topology moves them, and nothing is lost or mixed up.
 TEST(Converter, TopologyChangesKeepEachPortsState) {
   const PortKey a{0x10, 1}, b{0x10, 2}, c{0x20, 1};

@@ -9,11 +9,11 @@ CounterHistory::CounterHistory(CounterSource source, milliseconds window)
 
 uint64_t CounterHistory::value_in(const Slot& slot, const PortLayout& layout, size_t i,
                                   collector::PortKey key) const {
-  if (slot.layout == layout) return slot.values[i];
+  if (slot.layout == layout) return slot.at(i);
   const auto& keys = *slot.layout;
   const auto it = std::lower_bound(keys.begin(), keys.end(), key);
   if (it == keys.end() || *it != key) return kAbsent;
-  return slot.values[static_cast<size_t>(it - keys.begin())];
+  return slot.at(static_cast<size_t>(it - keys.begin()));
 }
 
 std::optional<Increase> CounterHistory::increase(const converters::FabricSnapshot& s,
@@ -47,12 +47,26 @@ void CounterHistory::observe(const converters::FabricSnapshot& s, const PortLayo
   while (!slots_.empty() && slots_.front().time + window_ + step_ < s.published) {
     slots_.pop_front();
   }
+  // The newest slot's blocks (even a provisional one: the previous snapshot's values), to share.
+  std::vector<std::shared_ptr<const Block>> previous;
+  if (!slots_.empty() && slots_.back().layout == layout) previous = slots_.back().blocks;
   if (last_provisional_ && !slots_.empty()) slots_.pop_back();
   last_provisional_ = !slots_.empty() && s.published - slots_.back().time < step_;
   Slot slot{s.published, layout, {}};
-  slot.values.resize(s.ports.size(), kAbsent);
-  for (size_t i = 0; i < s.ports.size(); ++i) {
-    if (const auto v = counter_value(source_, s.ports[i])) slot.values[i] = *v;
+  const size_t n = s.ports.size();
+  slot.blocks.reserve((n + kBlock - 1) / kBlock);
+  Block block;
+  for (size_t first = 0; first < n; first += kBlock) {
+    block.fill(kAbsent);
+    for (size_t i = first; i < std::min(n, first + kBlock); ++i) {
+      if (const auto v = counter_value(source_, s.ports[i])) block[i - first] = *v;
+    }
+    const size_t b = first / kBlock;
+    if (b < previous.size() && *previous[b] == block) {
+      slot.blocks.push_back(previous[b]);
+    } else {
+      slot.blocks.push_back(std::make_shared<const Block>(block));
+    }
   }
   slots_.push_back(std::move(slot));
 }

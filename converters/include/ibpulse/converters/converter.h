@@ -106,7 +106,7 @@ class Converter {
     uint64_t lossy_intervals = 0, foreign_clears = 0, own_clears = 0, source_switches = 0;
     std::array<Clock::time_point, 16> clear_asked{};  // per attribute: a clear in flight since
     // Per-VL / per-lane counters, once read; shared with snapshots, copied before a write.
-    std::shared_ptr<std::vector<CounterState>> extra;
+    std::shared_ptr<std::vector<ExtraCounterState>> extra;
   };
   const PortState* state(collector::PortKey key) const;
 
@@ -155,6 +155,8 @@ class Converter {
   ApplyEvents apply_at(const collector::RawSample& s, uint32_t slot);
   Outcome apply_field(PortState& p, const collector::RawSample& s, const schema::Field& field,
                       size_t counter, size_t index, ApplyEvents& events);
+  Outcome apply_reading(PortState& p, CounterState& st, const Reading& r, bool cleared,
+                        ApplyEvents& events);
   void note_clear_window(PortState& p, const collector::RawSample& s, Clock::duration dt);
   bool maybe_ask_clear(PortState& p, const collector::RawSample& s);
   void apply_vl_sample(const collector::RawSample& s);

@@ -43,7 +43,7 @@ struct PortSnapshot {
   Clock::time_point discontinuity{};  // last foreign clear or source switch (epoch: none)
   uint64_t lossy_intervals = 0, foreign_clears = 0, own_clears = 0, source_switches = 0;
   // The per-VL / per-lane counters (index - kCoreCounterCount), or null if never read.
-  std::shared_ptr<const std::vector<CounterState>> extra;
+  std::shared_ptr<const std::vector<ExtraCounterState>> extra;
   // Per-VL traffic from PortSamples (ibIfVLTrafficTable), or null: never sampled.
   std::shared_ptr<const PortVlTraffic> vl_traffic;
 
