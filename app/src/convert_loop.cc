@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include "ibpulse/base/thread_name.h"
+
 namespace ibpulse::cli {
 namespace {
 
@@ -152,6 +154,7 @@ void ConvertLoop::report_foreign_clears(Clock::time_point now, bool final) {
 }
 
 void ConvertLoop::run(const std::atomic<bool>& stop) {
+  name_this_thread("ibp-convert");
   auto next_publish = Clock::now();
   // Popped a batch at a time: the converter fetches the state of the samples behind the one it
   // converts (Converter::apply_batch).

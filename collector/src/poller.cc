@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "ibpulse/base/thread_name.h"
 #include "port_info.h"
 #include "read_plan.h"
 
@@ -690,6 +691,7 @@ void Poller::finish() {
 }
 
 Status Poller::run(const std::atomic<bool>& stop) {
+  name_this_thread("ibp-poller");
   if (auto started = start(); !started) return started;
   while (!stop.load())
     state_->step();
