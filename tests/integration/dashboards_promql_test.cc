@@ -367,6 +367,10 @@ TEST(DashboardsPromql, EveryExpressionParsesAndReturnsTheSeriesItsPanelShows) {
   ASSERT_TRUE(prom.wait_for_series(
       "count_over_time(infiniband_port_symbol_error_total" + hca1 + "[1m]) >= 3", 15s))
       << prom.log();
+  // Switch2[1] Active before its link goes down (the other test of this binary took it down
+  // and up, and opensm takes a moment to activate it): the port-down expressions need that.
+  ASSERT_TRUE(prom.wait_for_series("infiniband_port_state" + sw2_selector() + " == 4", 30s))
+      << d.log();
   inject();
   EXPECT_TRUE(prom.wait_for_series("infiniband_port_state" + sw2_selector() + " < 4", 20s))
       << d.log();
@@ -414,6 +418,8 @@ TEST(DashboardsPromql, EveryExpressionWorksOnVictoriaMetricsFedByRemoteWrite) {
   ASSERT_TRUE(
       has_series("count_over_time(infiniband_port_symbol_error_total" + hca1 + "[1m]) >= 1", 20s))
       << d.log();
+  // Switch2[1] Active before its link goes down: the port-down expressions need that history.
+  ASSERT_TRUE(has_series("infiniband_port_state" + sw2_selector() + " == 4", 30s)) << d.log();
   inject();  // after a first sample of every counter at 0 arrived: the errors are increases
   EXPECT_TRUE(has_series("infiniband_port_state" + sw2_selector() + " < 4", 20s)) << d.log();
   EXPECT_TRUE(has_series("increase(infiniband_port_symbol_error_total" + hca1 + "[1m]) > 10", 20s));
