@@ -18,19 +18,6 @@ bool moves(uint16_t counter) {
          counter <= schema::index_of(schema::CounterId::kMulticastRcvPackets);
 }
 
-// What the daemon's read plan adds to every port by default (collector/src/read_plan.cc), the
-// per-VL and per-lane counters among them.
-constexpr Attribute kDetails[] = {
-    Attribute::kPortRcvErrorDetails,
-    Attribute::kPortXmitDiscardDetails,
-    Attribute::kPortFlowCtlCounters,
-    Attribute::kPortVLXmitWaitCounters,
-    Attribute::kPortVLXmitFlowCtlUpdateErrors,
-    Attribute::kPortVLOpPackets,
-    Attribute::kPortVLOpData,
-    Attribute::kPortExtendedSpeedsCounters,
-};
-
 }  // namespace
 
 std::shared_ptr<const collector::Topology> synthetic_topology(uint32_t ports) {
@@ -55,7 +42,13 @@ std::shared_ptr<const collector::Topology> synthetic_topology(uint32_t ports) {
 std::vector<RawSample> synthetic_samples(const collector::Topology& topology, uint64_t bump,
                                          bool details) {
   std::vector<Attribute> attributes{Attribute::kPortCounters, Attribute::kPortCountersExtended};
-  if (details) attributes.insert(attributes.end(), std::begin(kDetails), std::end(kDetails));
+  // What the daemon's read plan adds to every port by default, the per-VL and per-lane counters
+  // among them (extended speeds: on every port, as on an all-HDR fabric).
+  if (details) {
+    attributes.insert(attributes.end(), collector::kDetailAttributes.begin(),
+                      collector::kDetailAttributes.end());
+    attributes.push_back(Attribute::kPortExtendedSpeedsCounters);
+  }
   std::vector<RawSample> samples;
   samples.reserve(topology.ports.size() * attributes.size());
   const uint64_t ext_all =

@@ -9,16 +9,6 @@ namespace {
 
 using schema::Attribute;
 
-constexpr Attribute kDetailAttributes[] = {
-    Attribute::kPortRcvErrorDetails,
-    Attribute::kPortXmitDiscardDetails,
-    Attribute::kPortFlowCtlCounters,
-    Attribute::kPortVLXmitWaitCounters,
-    Attribute::kPortVLXmitFlowCtlUpdateErrors,
-    Attribute::kPortVLOpPackets,
-    Attribute::kPortVLOpData,
-};
-
 }  // namespace
 
 bool AttributeList::contains(Attribute a) const {

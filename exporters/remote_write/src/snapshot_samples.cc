@@ -6,6 +6,18 @@
 namespace ibpulse::exporters::remote_write {
 namespace {
 
+// The family a `# TYPE name type` line declares and whether it is a counter; nullopt for any
+// other line.
+struct TypeLine {
+  std::string_view name;
+  bool counter;
+};
+std::optional<TypeLine> type_line(std::string_view line) {
+  if (!line.starts_with("# TYPE ")) return std::nullopt;
+  const auto rest = line.substr(7);
+  return TypeLine{rest.substr(0, rest.find(' ')), rest.ends_with(" counter")};
+}
+
 // A port's key from its escaped label values (node_guid="0x...", port="N").
 std::optional<collector::PortKey> port_of(std::string_view labels) {
   const auto guid = label_value(labels, "node_guid");
@@ -61,11 +73,10 @@ struct LineReader {
   }
 
   void header(std::string_view line) {
-    if (!line.starts_with("# TYPE ")) return;
-    const auto rest = line.substr(7);
-    const auto name = rest.substr(0, rest.find(' '));
-    counter_family = rest.ends_with(" counter");
-    selected = selection.selects(name);
+    const auto type = type_line(line);
+    if (!type) return;
+    counter_family = type->counter;
+    selected = selection.selects(type->name);
   }
 
   void line(std::string_view text) {
@@ -117,9 +128,8 @@ void SnapshotSamples::read_text(std::string_view text, int64_t timestamp_ms,
     const size_t end = text.find('\n');
     const std::string_view line = text.substr(0, end);
     text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
-    if (line.starts_with("# TYPE ")) {
-      const auto rest = line.substr(7);
-      selected = selection_.selects(rest.substr(0, rest.find(' ')));
+    if (const auto type = type_line(line)) {
+      selected = selection_.selects(type->name);
     } else if (selected) {
       if (const auto parsed = parse_line(line))
         each(*parsed, series_hash(parsed->series), timestamp_ms);

@@ -75,6 +75,19 @@ struct RawSample {
   std::chrono::steady_clock::duration sampled_for{};
 };
 
+// The optional attributes read at poll.details-interval on every port that answers them
+// (error and discard details, flow control, per-VL counters); PortExtendedSpeedsCounters is
+// added on ports whose link runs an extended speed.
+inline constexpr std::array<schema::Attribute, 7> kDetailAttributes = {
+    schema::Attribute::kPortRcvErrorDetails,
+    schema::Attribute::kPortXmitDiscardDetails,
+    schema::Attribute::kPortFlowCtlCounters,
+    schema::Attribute::kPortVLXmitWaitCounters,
+    schema::Attribute::kPortVLXmitFlowCtlUpdateErrors,
+    schema::Attribute::kPortVLOpPackets,
+    schema::Attribute::kPortVLOpData,
+};
+
 // The advertised-fields mask of `attribute` for a node with `caps` (null: not known, so only
 // the fields that need no capability).
 uint64_t advertised_fields(schema::Attribute attribute, const PmaCapabilities* caps);
