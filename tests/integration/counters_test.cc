@@ -212,11 +212,13 @@ TEST(Counters, ThirtyTwoBitOnlyNodeWithNeverPolicyLatchesAndCountsUpToTheLatch) 
       log.find(total_line("Hca3", 1, "rcv_packets") + std::to_string(kLatch32) + " saturated=true"),
       std::string::npos)
       << log;
-  // The counter that did not latch is not marked, and counts from PortCounters (1000 dwords
-  // plus the responses of the few reads of this node: far below the 64-bit copy's traffic).
+  // The counter that did not latch is not marked, and counts from PortCounters: 1000 dwords
+  // plus the MADs this port sent since the daemon's first read, at most 72 dwords each: the
+  // daemon's reads, a ClassPortInfo, the SMPs of the discoveries (a few each; how many
+  // discoveries fit depends on the machine's load) and the test's perfquery (2 MADs).
   const uint64_t xmit = total_in(log, total_line("Hca3", 1, "xmit_data_bytes"));
   EXPECT_GE(xmit, 4000u);
-  EXPECT_LE(xmit, 4000 + (reads_of(log, "Hca3") + 4) * kMadDwords * 4) << log;
+  EXPECT_LE(xmit, 4000 + (reads_of(log, "Hca3") + 16) * kMadDwords * 4) << log;
   EXPECT_EQ(
       log.find(total_line("Hca3", 1, "xmit_data_bytes") + std::to_string(xmit) + " saturated=true"),
       std::string::npos);

@@ -5,9 +5,10 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <atomic>
+#include <condition_variable>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -182,25 +183,52 @@ TEST(Prometheus, ScrapesDuringRediscoveryAreWholeSnapshots) {
             "--discovery.interval", "1s", "--mad.timeout", "20ms", "--state.save-interval", "off"});
   ASSERT_TRUE(d.wait_for("event=ready ports=12", 10s)) << d.log();
   const uint16_t port = d.web_port();
-  std::atomic<bool> done{false};
+  const std::string hca_labels = "node_guid=\"" + guid_text(hca.node_guid) + "\",port=\"1\"";
+  // Each scrape spawns a client, so how many fit in a second depends on the machine's load: the
+  // test moves on when enough scrapes were taken in each phase, not after a time.
+  std::mutex mutex;
+  std::condition_variable taken;
   std::vector<std::string> scrapes;
+  bool done = false;
   std::thread scraper([&] {
-    while (!done.load())
-      scrapes.push_back(http_get(port, "/metrics"));
+    for (;;) {
+      std::string scrape = http_get(port, "/metrics");
+      std::lock_guard lock(mutex);
+      if (done) return;
+      scrapes.push_back(std::move(scrape));
+      taken.notify_all();
+    }
   });
+  // Waits until `more` scrapes begun after this call are in, each accepted by `counts`.
+  auto wait_for_scrapes = [&](size_t more, auto counts) {
+    std::unique_lock lock(mutex);
+    const size_t from = scrapes.size() + 1;  // the one in flight began before this call
+    return taken.wait_for(lock, 30s, [&] {
+      size_t n = 0;
+      for (size_t i = from; i < scrapes.size(); ++i)
+        n += counts(scrapes[i]) ? 1u : 0u;
+      return n >= more;
+    });
+  };
+  auto any = [](const std::string&) { return true; };
+  auto with_hca = [&](const std::string& scrape) {
+    return ports_of(parse_samples(scrape), "infiniband_port_info").contains(hca_labels);
+  };
   const std::string removed = "event=node_removed node_guid=" + guid_text(hca.node_guid);
   const std::string added = "event=node_added node_guid=" + guid_text(hca.node_guid);
-  const bool down =
-      fabric().sim("link-down", {"Hca1[1]"}).exit_code == 0 && d.wait_for(removed, 15s);
-  std::this_thread::sleep_for(1500ms);
-  const bool up = fabric().sim("link-up", {"Hca1[1]"}).exit_code == 0 && d.wait_for(added, 15s);
-  std::this_thread::sleep_for(1500ms);
-  done = true;
+  const bool whole = wait_for_scrapes(1, with_hca);  // the topology before the link goes down
+  const bool down = whole && fabric().sim("link-down", {"Hca1[1]"}).exit_code == 0 &&
+                    d.wait_for(removed, 15s) && wait_for_scrapes(5, any);
+  const bool up = fabric().sim("link-up", {"Hca1[1]"}).exit_code == 0 && d.wait_for(added, 15s) &&
+                  wait_for_scrapes(3, with_hca);
+  {
+    std::lock_guard lock(mutex);
+    done = true;
+  }
   scraper.join();
   ASSERT_TRUE(down && up) << d.log();
   ASSERT_GE(scrapes.size(), 10u);
 
-  const std::string hca_labels = "node_guid=\"" + guid_text(hca.node_guid) + "\",port=\"1\"";
   size_t without_hca = 0;
   std::map<std::string, uint64_t> last;  // family{labels} -> the previous scrape's value
   for (size_t n = 0; n < scrapes.size(); ++n) {
