@@ -198,6 +198,7 @@ struct Poller::State {
     }
     unsupported.clear();
     sweep_expected = 0;  // a sweep in progress counted the old ports: start afresh
+    report_link_changes(mine);
     topology = std::move(mine);
     node_index.clear();
     for (const Node& n : topology.nodes)
@@ -222,6 +223,19 @@ struct Poller::State {
     stats.ports = topology.ports.size();
     stats.nodes = topology.nodes.size();
     stats.owned_nodes = owned_nodes;
+  }
+
+  // A port whose link changed since this poller last read its PortInfo, seen first by a
+  // discovery (a link that went down and came back between two refreshes), is reported as a
+  // refresh would have, or the change would be lost.
+  void report_link_changes(const Topology& next) {
+    if (!events.port_changed) return;
+    for (const Port& p : next.ports) {
+      const Port* known = topology.find_port(p.key);
+      if (!known || known->link.state == 0 || known->link == p.link) continue;
+      ++local_port_changes;
+      events.port_changed(p, known->link);
+    }
   }
 
   // A local port sharing the subnet: its MADs or discovery fail as if it were unplugged.

@@ -34,6 +34,10 @@ struct PollerHarness {
   PollerStats stats;
   // Called after each sweep (e.g. to move the model's counters).
   std::function<void(const SweepSummary&)> on_sweep;
+  // Changes what a discovery reports (the model has no link states of its own to change).
+  std::function<void(unsigned discovery, Topology&)> on_discover;
+  // The port changes the poller reported: the port as it is now, and its link before.
+  std::vector<std::pair<Port, LinkState>> port_changes;
 
   PollerHarness() {
     fabric.add_switch(kSwitchGuid, 1, 4);
@@ -57,8 +61,12 @@ struct PollerHarness {
           std::make_unique<testing::FakeMadEngine>(fabric, clock, o, seed));
     };
     backend.discover = [&](const DiscoveryOptions&) {
-      ++discoveries;
-      return Result<Topology>(fabric.topology());
+      Topology t = fabric.topology();
+      if (on_discover)
+        on_discover(++discoveries, t);
+      else
+        ++discoveries;
+      return Result<Topology>(std::move(t));
     };
     backend.now = [&] {
       if (clock.now() >= deadline) stop.store(true);
@@ -72,6 +80,9 @@ struct PollerHarness {
       if (sweeps.size() >= sweep_count) stop.store(true);
     };
     events.warning = [&](const std::string& w) { warnings.push_back(w); };
+    events.port_changed = [&](const Port& p, const LinkState& before) {
+      port_changes.emplace_back(p, before);
+    };
     // The ring is drained on the poller's thread: it is this test's only consumer.
     events.discovered = [&](const Topology&, const TopologyChanges&) { drain_ring(); };
     Poller poller(options, ring, events, clears, std::move(backend));

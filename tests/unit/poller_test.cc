@@ -143,5 +143,25 @@ TEST(PollerFake, BusyIsRetriedThenReportedAsTimeout) {
   EXPECT_EQ(h.sweeps[1].stale, 1u);
 }
 
+// A link that changed between two PortInfo refreshes is seen first by the next discovery:
+// the poller reports it as a refresh would (the daemon logs and the converter follow it), and
+// reports nothing for ports that did not change.
+TEST(PollerFake, ALinkChangeSeenFirstByADiscoveryIsReported) {
+  PollerHarness h;
+  h.options.rediscover = 5s;
+  h.on_discover = [](unsigned discovery, Topology& t) {
+    for (Port& p : t.ports) {
+      if (discovery >= 2 && p.key == kHca2) p.link.width_active = 1;  // 4X trained down to 1X
+    }
+  };
+  ASSERT_TRUE(h.run(12).ok());
+  ASSERT_GE(h.discoveries, 2u);
+  ASSERT_EQ(h.port_changes.size(), 1u);
+  EXPECT_EQ(h.port_changes[0].first.key, kHca2);
+  EXPECT_EQ(h.port_changes[0].first.link.width_active, 1u);
+  EXPECT_EQ(h.port_changes[0].second.width_active, 2u);  // 4X
+  EXPECT_EQ(h.stats.port_changes, 1u);
+}
+
 }  // namespace
 }  // namespace ibpulse::collector
