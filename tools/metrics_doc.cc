@@ -1,6 +1,6 @@
 // Prints docs/metrics.md from the counter schema and from what the Prometheus renderer and the
-// self-metrics write, so the list operators read is the one the code exports. `ctest` checks the committed file against it; regenerate with
-// `build/tools/metrics_doc > docs/metrics.md`.
+// self-metrics write, so the list operators read is the one the code exports. `ctest` checks the
+// committed file against it; regenerate with `build/tools/metrics_doc > docs/metrics.md`.
 #include <fmt/format.h>
 
 #include <set>
@@ -62,7 +62,8 @@ std::string_view extra_labels(std::string_view family) {
   if (family == "infiniband_port_saturated") return "`counter`";
   if (family.find("_vl_") != std::string_view::npos && !family.ends_with("_ratio")) return "`vl`";
   if (family == "infiniband_port_info") {
-    return "`node_description`, `node_type`, `system_image_guid`, `lid`, `link_width`, "
+    return "`node_description`, `node_type`, `system_image_guid`, `lid`, `subnet_prefix`, "
+           "`local_port` (the local port reaching the port's subnet), `link_width`, "
            "`link_speed`, `remote_node_guid`, `remote_port`, `remote_description`";
   }
   if (family == "ibpulse_build_info") return "`version`";
@@ -70,6 +71,8 @@ std::string_view extra_labels(std::string_view family) {
   if (family == "ibpulse_alerts_active") return "`rule`, `severity`, `node_guid`, `port`";
   if (family == "ibpulse_shard_info") return "`index`, `count`, `replicas`";
   if (family == "ibpulse_local_port_up") return "`ca`, `port`";
+  if (family == "ibpulse_subnet_info") return "`subnet`, `subnet_prefix`";
+  if (family == "ibpulse_subnet_ports") return "`subnet`";
   if (family == "ibpulse_remote_write_samples_total") return "`url`, `result`";
   if (family.starts_with("ibpulse_remote_write_")) return "`url`";
   return "";
@@ -112,8 +115,9 @@ void print_self_metrics() {
   // One raised alert, so that the per-alert family has a series to document.
   ibpulse::exporters::prometheus::DaemonStatus status;
   status.active_alerts.emplace_back();
-  status.remote_write.emplace_back();  // and one remote-write receiver
+  status.remote_write.emplace_back();                        // and one remote-write receiver
   status.poller.local_ports.push_back({"mlx5_0", 1, true});  // and several local ports
+  status.poller.subnets = {{0, "mlx5_0:1", 0, 0}, {0, "mlx5_1:1", 0, 0}};  // and subnets
   self.update(status);
   std::string text;
   self.append(text);
@@ -151,10 +155,11 @@ int main() {
     const std::string label =
         c.label.empty() ? "" : fmt::format("`{}` (0-{})", c.label, c.label == "vl" ? 15 : 11);
     std::string src = source(i);
-    if (!c.label.empty()) src = fmt::format("{}.{}N", find_attribute(c.attribute)->name,
-                                            c.field.substr(0, c.field.size() - 1));
-    fmt::print("| `{}` | {} | {} | {} | {} | {} |\n", metric_name(c), label, unit_name(c.unit),
-               src, mib_name(c.mib), c.help);
+    if (!c.label.empty())
+      src = fmt::format("{}.{}N", find_attribute(c.attribute)->name,
+                        c.field.substr(0, c.field.size() - 1));
+    fmt::print("| `{}` | {} | {} | {} | {} | {} |\n", metric_name(c), label, unit_name(c.unit), src,
+               mib_name(c.mib), c.help);
   }
   fmt::print(
       "\n## IF-MIB values\n\n"

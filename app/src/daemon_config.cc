@@ -226,8 +226,8 @@ const std::vector<KeyDef>& key_defs() {
       {{"fabric.ca-port", "Port of the local HCA (0: the first active)", "0"},
        number(0, 254, IBPULSE_FIELD(poller.discovery.ca_port))},
       {{"fabric.ports",
-        "Local ports CA:PORT,... (or all: every active one) sharing one subnet's reads; "
-        "instead of fabric.ca/fabric.ca-port",
+        "Local ports CA:PORT,... (or all: every active one): ports of one subnet share its "
+        "reads, each subnet (rail) is polled on its own; instead of fabric.ca/fabric.ca-port",
         ""},
        [](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
          auto ports = collector::parse_local_ports(v);

@@ -11,9 +11,9 @@
 #include "convert_loop.h"
 #include "daemon_config.h"
 #include "ibpulse/collector/environment.h"
-#include "ibpulse/collector/local_ports.h"
-#include "ibpulse/collector/poller_group.h"
+#include "ibpulse/collector/subnets.h"
 #include "ibpulse/exporters/remote_write/writer.h"
+#include "local_subnets.h"
 #include "snmp_endpoint.h"
 #include "web_endpoint.h"
 
@@ -42,45 +42,6 @@ void cap_for_simulator(DaemonConfig& config) {
                  config.poller.mad.window, cap);
     config.poller.mad.window = cap;
   }
-}
-
-std::string port_list(const std::vector<collector::LocalPortInfo>& ports) {
-  std::string out;
-  for (const auto& p : ports)
-    out += fmt::format("{}{}:{}", out.empty() ? "" : ",", p.port.ca, p.port.port);
-  return out;
-}
-
-// fabric.ports resolved against this host's ports. Several must share one subnet: discovery
-// through the first must reach every other's port GUID (prefixes are not unique). None set:
-// the single fabric.ca/fabric.ca-port, as before.
-Result<std::vector<collector::LocalPort>> choose_local_ports(const DaemonConfig& config) {
-  if (config.local_ports.empty() && !config.all_local_ports)
-    return std::vector<collector::LocalPort>{};
-  auto present = collector::list_local_ports();
-  if (!present) return Error{present.error()};
-  auto chosen = collector::resolve_local_ports(config.local_ports, *present);
-  if (!chosen) return Error{chosen.error()};
-  spdlog::info("event=local_ports ports={}", port_list(*chosen));
-  if (chosen->size() > 1) {
-    if (config.converter.clear_policy == converters::ClearPolicy::kThreshold) {
-      return Err("counters.clear-policy threshold works with one local port only for now");
-    }
-    auto options = config.poller.discovery;
-    options.ca = chosen->front().port.ca;
-    options.ca_port = chosen->front().port.port;
-    auto topology = collector::discover(options);
-    if (!topology) {
-      return Err("discovery through {}:{} failed: {}", options.ca, options.ca_port,
-                 topology.error());
-    }
-    if (auto same = collector::check_same_subnet(*topology, *chosen); !same)
-      return Error{same.error()};
-  }
-  std::vector<collector::LocalPort> out;
-  for (const auto& p : *chosen)
-    out.push_back(p.port);
-  return out;
 }
 
 void log_changes(const collector::Topology& t, const collector::TopologyChanges& c) {
@@ -142,8 +103,8 @@ int run_daemon(const RunArgs& a) {
     spdlog::info("event=shard index={} count={} replicas={}", shard.index, shard.count,
                  shard.replicas);
   }
-  auto local_ports = choose_local_ports(*config);
-  if (!local_ports) return fail(local_ports.error());
+  auto subnets = choose_local_subnets(*config);
+  if (!subnets) return fail(subnets.error());
   auto rules = exporters::alerts::parse_rules(config->alert_rules, config->default_alert_rules);
   report_rule_errors(rules.errors);
   log_rules(rules.rules);
@@ -151,7 +112,7 @@ int run_daemon(const RunArgs& a) {
   // One ring per poller: an SPSC ring has one producer.
   std::vector<std::unique_ptr<collector::SampleRing>> rings;
   std::vector<collector::SampleRing*> ring_ptrs;
-  for (size_t i = 0; i < std::max<size_t>(local_ports->size(), 1); ++i) {
+  for (size_t i = 0; i < subnets->port_count(); ++i) {
     rings.push_back(std::make_unique<collector::SampleRing>(config->ring_size));
     ring_ptrs.push_back(rings.back().get());
   }
@@ -208,7 +169,8 @@ int run_daemon(const RunArgs& a) {
     }
     sweeps.fetch_add(1);
   };
-  collector::PollerGroup poller(config->poller, *local_ports, ring_ptrs, events, &clears);
+  collector::SubnetSet poller(config->poller, std::move(subnets->ports), std::move(subnets->names),
+                              ring_ptrs, events, &clears);
   AlertLoop alerts(std::move(rules.rules), config->alerts, snapshots);
   // Set once the SNMP agent runs: scrapes may come before.
   std::atomic<exporters::snmp::SnmpAgent*> agent{nullptr};

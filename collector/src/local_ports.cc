@@ -43,6 +43,16 @@ Result<std::vector<LocalPortInfo>> list_local_ports() {
   return out;
 }
 
+Result<LocalPort> local_port_in_use(const std::string& ca, int port) {
+  if (umad_init() < 0) return Err("cannot initialise libibumad");
+  umad_port_t found{};
+  if (umad_get_port(ca.empty() ? nullptr : ca.c_str(), port, &found) < 0)
+    return Err("no local port {}:{}", ca.empty() ? "(default)" : ca, port);
+  LocalPort out{found.ca_name, found.portnum};
+  umad_release_port(&found);
+  return out;
+}
+
 Result<std::vector<LocalPortInfo>> resolve_local_ports(const std::vector<LocalPort>& wanted,
                                                        const std::vector<LocalPortInfo>& present) {
   std::vector<LocalPortInfo> out;
@@ -72,19 +82,29 @@ Result<std::vector<LocalPortInfo>> resolve_local_ports(const std::vector<LocalPo
   return out;
 }
 
-Status check_same_subnet(const Topology& from_first, const std::vector<LocalPortInfo>& ports) {
-  for (size_t i = 1; i < ports.size(); ++i) {
-    const uint64_t guid = ports[i].port_guid;
-    const auto reaches = [guid](const Port& p) { return p.port_guid == guid; };
-    if (std::any_of(from_first.ports.begin(), from_first.ports.end(), reaches) ||
-        std::any_of(from_first.peer_ports.begin(), from_first.peer_ports.end(), reaches))
-      continue;
-    return Err(
-        "local ports {} and {} are on different subnets: run one daemon per subnet "
-        "(fabric.ca/fabric.ca-port) until multi-subnet polling lands",
-        name(ports[0].port), name(ports[i].port));
+bool reaches(const Topology& topology, uint64_t port_guid) {
+  const auto same = [port_guid](const Port& p) { return p.port_guid == port_guid; };
+  return std::any_of(topology.ports.begin(), topology.ports.end(), same) ||
+         std::any_of(topology.peer_ports.begin(), topology.peer_ports.end(), same);
+}
+
+Result<std::vector<std::vector<LocalPortInfo>>> group_by_subnet(
+    const std::vector<LocalPortInfo>& ports, const DiscoverThrough& discover) {
+  std::vector<std::vector<LocalPortInfo>> groups;
+  std::vector<LocalPortInfo> left = ports;
+  while (!left.empty()) {
+    const LocalPortInfo first = left.front();
+    auto topology = discover(first.port);
+    if (!topology)
+      return Err("discovery through {} failed: {}", name(first.port), topology.error());
+    std::vector<LocalPortInfo> group{first};
+    std::vector<LocalPortInfo> elsewhere;
+    for (size_t i = 1; i < left.size(); ++i)
+      (reaches(*topology, left[i].port_guid) ? group : elsewhere).push_back(left[i]);
+    groups.push_back(std::move(group));
+    left = std::move(elsewhere);
   }
-  return Ok{};
+  return groups;
 }
 
 }  // namespace ibpulse::collector

@@ -162,6 +162,8 @@ struct Poller::State {
       return false;
     }
     Topology fresh = std::move(*found);
+    for (Port& p : fresh.ports)
+      p.subnet = options.subnet;
     std::erase_if(fresh.ports,
                   [&](const Port& p) { return options.skip_nodes.count(p.key.node_guid) != 0; });
     shard_nodes = keep_shard_ports(fresh, options.shard);
@@ -497,6 +499,7 @@ struct Poller::State {
   RawSample to_sample(const Context& ctx, const MadCompletion& c) const {
     RawSample s;
     s.port = ctx.port;
+    s.subnet = options.subnet;
     s.attribute = ctx.attribute;
     s.received = c.received;
     s.failure = c.failure;
@@ -564,6 +567,7 @@ struct Poller::State {
     if (result.outcome == SampleOutcome::kDone) {
       RawSample s;
       s.port = sp.port;
+      s.subnet = options.subnet;
       s.attribute =
           result.extended ? Attribute::kPortSamplesResultExtended : Attribute::kPortSamplesResult;
       s.received = now;
@@ -612,7 +616,9 @@ struct Poller::State {
       const std::string ca = options.discovery.ca;
       const int ca_port = options.discovery.ca_port;
       const size_t split_index = options.split_index;
+      const uint8_t subnet = options.subnet;
       options = std::move(*next);
+      options.subnet = subnet;
       options.mad = mad;
       options.shard = shard;
       options.split = std::move(split);

@@ -19,6 +19,22 @@ void add_mad_stats(MadStats& a, const MadStats& b) {
   a.failed_send += b.failed_send;
 }
 
+void add_poller_stats(PollerStats& a, const PollerStats& b) {
+  a.samples += b.samples;
+  a.ring_drops += b.ring_drops;
+  a.late_reads += b.late_reads;
+  a.discoveries += b.discoveries;
+  a.discovery_failures += b.discovery_failures;
+  a.port_info_reads += b.port_info_reads;
+  a.port_info_failures += b.port_info_failures;
+  a.port_changes += b.port_changes;
+  a.clears_sent += b.clears_sent;
+  a.ports += b.ports;
+  a.nodes += b.nodes;
+  a.owned_nodes += b.owned_nodes;
+  add_mad_stats(a.mad, b.mad);
+}
+
 PollerGroup::PollerGroup(PollerOptions options, std::vector<LocalPort> ports,
                          std::vector<SampleRing*> rings, PollerEvents events, ClearRing* clears,
                          PollerBackend backend)
@@ -126,19 +142,9 @@ PollerStats PollerGroup::stats() const {
   if (pollers_.size() == 1) return out;
   for (size_t i = 1; i < pollers_.size(); ++i) {
     const PollerStats s = pollers_[i]->stats();
-    out.samples += s.samples;
-    out.ring_drops += s.ring_drops;
-    out.late_reads += s.late_reads;
-    out.discoveries += s.discoveries;
-    out.discovery_failures += s.discovery_failures;
-    out.port_info_reads += s.port_info_reads;
-    out.port_info_failures += s.port_info_failures;
-    out.port_changes += s.port_changes;
-    out.clears_sent += s.clears_sent;
-    out.ports += s.ports;
-    out.nodes = std::max(out.nodes, s.nodes);
-    out.owned_nodes += s.owned_nodes;
-    add_mad_stats(out.mad, s.mad);
+    const size_t nodes = std::max(out.nodes, s.nodes);  // each poller sees every node
+    add_poller_stats(out, s);
+    out.nodes = nodes;
   }
   {
     std::lock_guard lock(mutex_);

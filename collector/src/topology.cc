@@ -25,6 +25,15 @@ const Node* Topology::find_node(uint64_t guid) const {
   return it != nodes.end() && it->guid == guid ? &*it : nullptr;
 }
 
+const Topology::Subnet* Topology::subnet_of(const Port& port) const {
+  return port.subnet < subnets.size() ? &subnets[port.subnet] : nullptr;
+}
+
+uint64_t Topology::subnet_prefix_of(const Port& port) const {
+  const Subnet* subnet = subnet_of(port);
+  return port.subnet_prefix != 0 || subnet == nullptr ? port.subnet_prefix : subnet->prefix;
+}
+
 const Port* Topology::find_port(PortKey key) const {
   auto it = std::lower_bound(ports.begin(), ports.end(), key,
                              [](const Port& p, PortKey k) { return p.key < k; });

@@ -158,6 +158,11 @@ Converter::Converter(ConverterOptions options, collector::ClearRing* clears)
 void Converter::set_topology(std::shared_ptr<const collector::Topology> topology,
                              Clock::time_point now) {
   topology_ = std::move(topology);
+  port_subnets_.clear();
+  if (topology_ && topology_->subnets.size() > 1) {
+    for (const collector::Port& p : topology_->ports)
+      port_subnets_.emplace(p.key, p.subnet);
+  }
   if (topology_) {
     if_indexes_.assign(*topology_);
     forget(interfaces_.update(*topology_, now, options_.not_present_grace));
@@ -332,6 +337,13 @@ void Converter::apply_batch(std::span<const RawSample> samples, std::span<ApplyE
 
 ApplyEvents Converter::apply_at(const RawSample& s, uint32_t slot) {
   ApplyEvents events;
+  if (!port_subnets_.empty()) {
+    const auto it = port_subnets_.find(s.port);
+    if (it != port_subnets_.end() && it->second != s.subnet) {
+      ++stats_.other_subnet_samples;  // the same key in a later subnet: not this port's reading
+      return events;
+    }
+  }
   ++stats_.samples;
   const auto fields = schema::fields_of(s.attribute);
   const auto sinks = schema::sinks_of(s.attribute);

@@ -20,7 +20,8 @@ TEST(LocalPorts, AllIsTheSimulatorsOnePortAndTheDaemonRunsAsBefore) {
                                   "--state.save-interval", "off"});
   ASSERT_EQ(out.exit_code, 0) << out.err;
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(out.err, m, std::regex("event=local_ports ports=([^ \n,]+)\n")))
+  ASSERT_TRUE(
+      std::regex_search(out.err, m, std::regex("event=local_ports ports=([^ \n,]+) subnets=1\n")))
       << out.err;
   EXPECT_NE(out.err.find("event=ready ports=12 stale=0"), std::string::npos) << out.err;
   EXPECT_EQ(out.err.find("event=local_port_down"), std::string::npos) << out.err;

@@ -54,24 +54,43 @@ TEST(LocalPorts, AnUnknownOrInactivePortIsNamed) {
   EXPECT_FALSE(resolve_local_ports({{"mlx5_2", 1}}, kHost).ok());
 }
 
-TEST(LocalPorts, PortsOnDifferentSubnetsAreRefused) {
-  Topology t;
-  Port a;
-  a.key = {0x10, 1};
-  a.port_guid = 0xa1;
-  Port b = a;
-  b.key = {0x11, 1};
-  b.port_guid = 0xb1;
-  t.ports = {a};
-  const std::vector<LocalPortInfo> two = {kHost[0], kHost[1]};
-  auto refused = check_same_subnet(t, two);
-  ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.error().find("local ports mlx5_0:1 and mlx5_1:1 are on different subnets: "
-                                 "run one daemon per subnet"),
-            std::string::npos)
-      << refused.error();
-  t.peer_ports = {b};  // reached (a shard keeps it as a peer only): the same subnet
-  EXPECT_TRUE(check_same_subnet(t, two).ok());
+// Ports are grouped by what discovery through each group's first port reaches: mlx5_0:1 reaches
+// mlx5_1:2 (as a shard's peer only); mlx5_1:1 is on a subnet of its own.
+TEST(LocalPorts, PortsAreGroupedBySubnetInTheOrderGiven) {
+  const std::vector<LocalPortInfo> host = {{{"mlx5_0", 1}, true, true, 0xa1},
+                                           {{"mlx5_1", 1}, true, true, 0xb1},
+                                           {{"mlx5_1", 2}, true, true, 0xa2}};
+  Topology rail_a, rail_b;
+  Port p;
+  p.key = {0x10, 1};
+  p.port_guid = 0xa1;
+  rail_a.ports = {p};
+  p.key = {0x12, 1};
+  p.port_guid = 0xa2;
+  rail_a.peer_ports = {p};
+  p.key = {0x11, 1};
+  p.port_guid = 0xb1;
+  rail_b.ports = {p};
+  std::vector<std::string> discovered_through;
+  auto groups = group_by_subnet(host, [&](const LocalPort& through) -> Result<Topology> {
+    discovered_through.push_back(through.ca + ":" + std::to_string(through.port));
+    return through.ca == "mlx5_0" ? rail_a : rail_b;
+  });
+  ASSERT_TRUE(groups.ok()) << groups.error();
+  ASSERT_EQ(groups->size(), 2u);
+  ASSERT_EQ((*groups)[0].size(), 2u);
+  EXPECT_EQ((*groups)[0][0].port, (LocalPort{"mlx5_0", 1}));
+  EXPECT_EQ((*groups)[0][1].port, (LocalPort{"mlx5_1", 2}));
+  ASSERT_EQ((*groups)[1].size(), 1u);
+  EXPECT_EQ((*groups)[1][0].port, (LocalPort{"mlx5_1", 1}));
+  EXPECT_EQ(discovered_through, (std::vector<std::string>{"mlx5_0:1", "mlx5_1:1"}));
+
+  auto failed = group_by_subnet(host, [](const LocalPort& through) -> Result<Topology> {
+    if (through.ca == "mlx5_1") return Err("no SMP answered");
+    return Topology{};
+  });
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error(), "discovery through mlx5_1:1 failed: no SMP answered");
 }
 
 TEST(LocalPortSplit, DownPortsNodesGoToTheOthersOnly) {

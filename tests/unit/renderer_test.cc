@@ -24,7 +24,11 @@ const Clock::time_point t0 = Clock::time_point{} + 1h;
 
 std::shared_ptr<collector::Topology> fabric() {
   // quotes, a backslash and a newline: all escaped
-  return converters::testing::two_node_fabric("leaf \"A\\1\"\nrack");
+  auto t = converters::testing::two_node_fabric("leaf \"A\\1\"\nrack");
+  t->subnets = {{0xfe80000000000000, "mlx5_0:1"}};
+  for (auto& p : t->ports)
+    p.subnet_prefix = 0xfe80000000000000;
+  return t;
 }
 
 std::string render_fabric(MetricGroups groups = {}) {
@@ -92,12 +96,13 @@ TEST(Renderer, SaturationGaugesAndInfo) {
   EXPECT_TRUE(has_line(out, "infiniband_port_link_rate_bytes_per_second{" + sw + "} 12500000000"))
       << out;
   EXPECT_TRUE(has_line(out, "infiniband_port_mtu_bytes{" + sw + "} 4096"));
-  EXPECT_TRUE(
-      has_line(out, "infiniband_port_info{" + sw +
-                        R"(,node_description="leaf \"A\\1\"\nrack",node_type="switch",)"
-                        R"(system_image_guid="0x0000000000000000",lid="3",link_width="4X",)"
-                        R"(link_speed="EDR",remote_node_guid="0x0002c90300000001",remote_port="1",)"
-                        R"(remote_description="node01 HCA-1"} 1)"))
+  EXPECT_TRUE(has_line(
+      out, "infiniband_port_info{" + sw +
+               R"(,node_description="leaf \"A\\1\"\nrack",node_type="switch",)"
+               R"(system_image_guid="0x0000000000000000",lid="3",)"
+               R"(subnet_prefix="0xfe80000000000000",local_port="mlx5_0:1",link_width="4X",)"
+               R"(link_speed="EDR",remote_node_guid="0x0002c90300000001",remote_port="1",)"
+               R"(remote_description="node01 HCA-1"} 1)"))
       << out;
   EXPECT_NE(out.find("infiniband_port_last_read_age_seconds{" + sw + "} 2\n"), std::string::npos)
       << out;
@@ -112,10 +117,12 @@ TEST(Renderer, ADownPortHasNoWidthOrRate) {
   EXPECT_TRUE(has_line(out, "infiniband_port_phys_state{" + down + "} 2"));
   EXPECT_EQ(out.find("infiniband_port_link_width_lanes{" + down), std::string::npos);
   EXPECT_EQ(out.find("infiniband_port_link_rate_bytes_per_second{" + down), std::string::npos);
-  EXPECT_TRUE(has_line(out, "infiniband_port_info{" + down +
-                                R"(,node_description="leaf \"A\\1\"\nrack",node_type="switch",)"
-                                R"(system_image_guid="0x0000000000000000",lid="3",link_width="",)"
-                                R"(link_speed=""} 1)"))
+  EXPECT_TRUE(
+      has_line(out, "infiniband_port_info{" + down +
+                        R"(,node_description="leaf \"A\\1\"\nrack",node_type="switch",)"
+                        R"(system_image_guid="0x0000000000000000",lid="3",)"
+                        R"(subnet_prefix="0xfe80000000000000",local_port="mlx5_0:1",link_width="",)"
+                        R"(link_speed=""} 1)"))
       << out;
 }
 

@@ -121,5 +121,34 @@ TEST(SelfMetrics, LocalPortSeriesOnlyWithSeveralLocalPorts) {
   EXPECT_EQ(lint.status, 0) << lint.output;
 }
 
+// Subnet series come with a second subnet only, so a one-subnet scrape is unchanged.
+TEST(SelfMetrics, SubnetSeriesOnlyWithSeveralSubnets) {
+  DaemonStatus s = known_status();
+  s.poller.subnets = {{0xfe80000000000000, "mlx5_0:1", 7, 14}};
+  SelfMetrics one("x");
+  one.update(s);
+  std::string out;
+  one.append(out);
+  EXPECT_EQ(out.find("ibpulse_subnet"), std::string::npos) << out;
+  EXPECT_EQ(out.find("ibpulse_duplicate"), std::string::npos);
+
+  s.poller.subnets.push_back({0xfe80000000000000, "mlx5_1:1", 4, 9});
+  s.poller.duplicate_ports = 1;
+  s.converter.other_subnet_samples = 12;
+  SelfMetrics two("x");
+  two.update(s);
+  out.clear();
+  two.append(out);
+  EXPECT_TRUE(has_line(
+      out, R"(ibpulse_subnet_info{subnet="mlx5_0:1",subnet_prefix="0xfe80000000000000"} 1)"))
+      << out;
+  EXPECT_TRUE(has_line(out, R"(ibpulse_subnet_ports{subnet="mlx5_0:1"} 14)"));
+  EXPECT_TRUE(has_line(out, R"(ibpulse_subnet_ports{subnet="mlx5_1:1"} 9)"));
+  EXPECT_TRUE(has_line(out, "ibpulse_duplicate_ports 1"));
+  EXPECT_TRUE(has_line(out, "ibpulse_duplicate_port_samples_total 12"));
+  const testing::LintResult lint = testing::promtool_lint(out);
+  EXPECT_EQ(lint.status, 0) << lint.output;
+}
+
 }  // namespace
 }  // namespace ibpulse::exporters::prometheus

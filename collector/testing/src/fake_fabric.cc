@@ -61,8 +61,9 @@ void FakeFabric::add_switch(uint64_t guid, uint16_t lid, uint8_t ports) {
   nodes_[guid].behaviour.capability_mask = 0x1300;  // ibsim's switch: AllPortSelect too
 }
 
-void FakeFabric::add_hca(uint64_t guid, uint16_t lid) {
-  add_node(guid, NodeKind::kCa, lid, 1);
+void FakeFabric::add_hca(uint64_t guid, uint16_t lid, uint8_t port) {
+  add_node(guid, NodeKind::kCa, lid, 0);
+  nodes_[guid].ports[port].counters.assign(schema::counter_count(), 0);
 }
 
 void FakeFabric::link(PortKey a, PortKey b) {

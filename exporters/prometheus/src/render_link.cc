@@ -170,6 +170,12 @@ void render_port_info(const FabricSnapshot& s, const PortLabels& labels, Output&
     if (node) extra.append(collector::to_string(node->kind));
     fmt::format_to(std::back_inserter(extra), "\",system_image_guid=\"0x{:016x}\",lid=\"{}\"",
                    node ? node->system_image_guid : 0, port.lid);
+    // The subnet: prefixes are not unique across rails, the local port reaching it is.
+    fmt::format_to(std::back_inserter(extra), ",subnet_prefix=\"0x{:016x}\",local_port=\"",
+                   t.subnet_prefix_of(port));
+    if (const auto* subnet = t.subnet_of(port))
+      append_escaped_label_value(subnet->local_port, extra);
+    extra.push_back('"');
     extra.append(",link_width=\"");
     extra.append(width_text(port.link));
     extra.append("\",link_speed=\"");

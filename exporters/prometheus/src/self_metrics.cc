@@ -67,6 +67,54 @@ struct SelfMetrics::Impl {
       local_port_failovers->Increment(target - local_port_failovers->Value());
   }
 
+  // Several subnets only, registered as the local ports are.
+  pcpp::Family<pcpp::Gauge>* subnet_info = nullptr;
+  pcpp::Family<pcpp::Gauge>* subnet_ports = nullptr;
+  pcpp::Gauge* duplicate_ports = nullptr;
+  pcpp::Counter* duplicate_samples = nullptr;
+
+  void subnets(const DaemonStatus& status) {
+    if (status.poller.subnets.size() <= 1) return;
+    if (subnet_info == nullptr) {
+      subnet_info = &pcpp::BuildGauge()
+                         .Name("ibpulse_subnet_info")
+                         .Help(
+                             "A subnet this collector polls (always 1): `subnet` names it by "
+                             "the local port that reaches it, prefixes are not unique")
+                         .Register(registry);
+      subnet_ports = &pcpp::BuildGauge()
+                          .Name("ibpulse_subnet_ports")
+                          .Help("Ports in the subnet's last discovery")
+                          .Register(registry);
+      duplicate_ports =
+          &pcpp::BuildGauge()
+               .Name("ibpulse_duplicate_ports")
+               .Help(
+                   "Ports found in two subnets (by node GUID and port, or by port GUID) at "
+                   "the last discovery: the first subnet's port is kept")
+               .Register(registry)
+               .Add({});
+      duplicate_samples =
+          &pcpp::BuildCounter()
+               .Name("ibpulse_duplicate_port_samples_total")
+               .Help(
+                   "Readings of a port found in two subnets that came through the later "
+                   "subnet: dropped, never mixed in")
+               .Register(registry)
+               .Add({});
+    }
+    for (const auto& sub : status.poller.subnets) {
+      subnet_info
+          ->Add({{"subnet", sub.local_port}, {"subnet_prefix", collector::guid_string(sub.prefix)}})
+          .Set(1);
+      subnet_ports->Add({{"subnet", sub.local_port}}).Set(static_cast<double>(sub.ports));
+    }
+    duplicate_ports->Set(static_cast<double>(status.poller.duplicate_ports));
+    const double target = static_cast<double>(status.converter.other_subnet_samples);
+    if (target > duplicate_samples->Value())
+      duplicate_samples->Increment(target - duplicate_samples->Value());
+  }
+
   void total(const std::string& name, const std::string& help,
              uint64_t (*read)(const DaemonStatus&), const pcpp::Labels& labels = {}) {
     auto& family = pcpp::BuildCounter().Name(name).Help(help).Register(registry);
@@ -223,6 +271,7 @@ void SelfMetrics::update(const DaemonStatus& status) {
     impl_->shard_info_set = true;
   }
   impl_->local_ports(status.poller);
+  impl_->subnets(status);
   for (const auto& t : impl_->totals) {
     const double target = static_cast<double>(t.read(status));
     const double now = t.series->Value();

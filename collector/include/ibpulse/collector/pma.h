@@ -58,6 +58,7 @@ struct RawSample {
   MadFailure failure = MadFailure::kNone;
   uint16_t mad_status = 0;
   uint8_t field_count = 0;
+  uint8_t subnet = 0;  // the subnet the read went through (Port::subnet)
   std::array<uint64_t, kMaxFieldsPerAttribute> values{};
   // Bit i: the port's PMA advertises field i (ClassPortInfo), so values[i] means something.
   // A field it does not advertise reads as whatever the device leaves there, often 0.

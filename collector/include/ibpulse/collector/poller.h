@@ -52,6 +52,8 @@ struct PollerOptions {
   // index in it. None: the only poller, polling every node. Read at start only.
   std::shared_ptr<LocalPortSplit> split;
   size_t split_index = 0;
+  // This poller's subnet among the daemon's (subnets.h): stamped on every port it discovers.
+  uint8_t subnet = 0;
   // How often a local port that went down tries a discovery through it to come back.
   std::chrono::milliseconds local_port_retry{std::chrono::seconds(10)};
 };
@@ -92,6 +94,15 @@ struct PollerStats {
   };
   std::vector<LocalPortState> local_ports;
   uint64_t local_port_failovers = 0;
+  // SubnetSet fills them: each subnet polled (its name and what its last discovery found),
+  // and the ports found in two subnets at the last merge (subnets.h).
+  struct SubnetState {
+    uint64_t prefix = 0;
+    std::string local_port;
+    size_t nodes = 0, ports = 0;
+  };
+  std::vector<SubnetState> subnets;
+  size_t duplicate_ports = 0;
 };
 
 // What the poller talks to. A member left empty is the real thing (the daemon leaves them all

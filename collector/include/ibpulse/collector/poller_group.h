@@ -26,6 +26,8 @@ namespace ibpulse::collector {
 
 // Adds `b`'s counts to `a` (several pollers make one daemon's figures).
 void add_mad_stats(MadStats& a, const MadStats& b);
+// Adds `b`'s counts, ports and nodes polled to `a`: not sweeps, local ports or subnets.
+void add_poller_stats(PollerStats& a, const PollerStats& b);
 
 class PollerGroup {
  public:

@@ -51,6 +51,8 @@ struct Port {
   LinkState link;
   uint32_t capability_mask = 0;  // PortInfo CapabilityMask (port 0's on a switch)
   uint64_t subnet_prefix = 0;
+  // Which of the daemon's subnets discovered the port (Topology::subnets; 0 with one subnet).
+  uint8_t subnet = 0;
 
   bool active() const { return link.state == 4; }
 };
@@ -76,6 +78,19 @@ struct Topology {
   // Nodes stay all in `nodes` (peers keep their names).
   std::vector<Port> peer_ports;
   uint64_t subnet_prefix = 0;
+  // The subnets the ports come from, by Port::subnet (subnets.h): a daemon polling several
+  // fabrics names each by the local port that reaches it. Empty before the daemon names them.
+  struct Subnet {
+    uint64_t prefix = 0;
+    std::string local_port;  // "mlx5_0:1"
+  };
+  std::vector<Subnet> subnets;
+
+  // The subnet a port came from (null when the daemon has not named its subnets), and the
+  // port's subnet prefix: its PortInfo GID prefix, or its subnet's when the port has no link
+  // (PortInfo reports 0 then).
+  const Subnet* subnet_of(const Port& port) const;
+  uint64_t subnet_prefix_of(const Port& port) const;
 
   const Node* find_node(uint64_t guid) const;
   const Port* find_port(PortKey key) const;

@@ -181,6 +181,9 @@ class Converter {
   InterfaceTable interfaces_;
   // Ports forgotten after the grace period: if one comes back, its restart is a discontinuity.
   std::unordered_set<collector::PortKey, collector::PortKeyHash> forgotten_;
+  // Several subnets only: each topology port's subnet, so that a sample read through another
+  // subnet under the same key is dropped, not mixed in.
+  std::unordered_map<collector::PortKey, uint8_t, collector::PortKeyHash> port_subnets_;
   VlTrafficMap vl_traffic_;
   ConverterStats stats_;
   // The storage of a released snapshot, for the next one (snapshot.cc): 40 MB of fresh pages

@@ -62,6 +62,9 @@ struct ConverterStats {
   uint64_t clear_requests = 0, clear_requests_dropped = 0;
   uint64_t clear_window_lost_max = 0;  // upper bound of counts lost between read and clear
   double clear_window_seconds = 0;     // summed time between the read and the clear
+  // Samples dropped because the port they name was first found in another subnet: a port key
+  // seen in two subnets keeps the first subnet's readings only (collector/subnets.h).
+  uint64_t other_subnet_samples = 0;
 
   // Breaks in a counter's history: out-of-band clears plus source switches.
   uint64_t discontinuities() const { return foreign_clears + source_switches; }

@@ -58,9 +58,10 @@ struct WireRecord {
 
 class FakeFabric {
  public:
-  // A switch answering at `lid` for ports 1..ports; an HCA with one port (1) at `lid`.
+  // A switch answering at `lid` for ports 1..ports; an HCA with one port (`port`, 1 unless
+  // given) at `lid`.
   void add_switch(uint64_t guid, uint16_t lid, uint8_t ports);
-  void add_hca(uint64_t guid, uint16_t lid);
+  void add_hca(uint64_t guid, uint16_t lid, uint8_t port = 1);
   void link(PortKey a, PortKey b);
   FakeNode& node(uint64_t guid) { return nodes_.at(guid).behaviour; }
 
