@@ -17,6 +17,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <regex>
 
 #include "daemon_client.h"
 #include "ibpulse/sim/process.h"
@@ -149,6 +150,27 @@ TEST(Snmp, NodeContextsServeOneNodeNumberedByPort) {
                                       "1.3.6.1.2.1.2.1.0 1.3.6.1.2.1.1.5.0"));
   EXPECT_EQ(hca.at(".1.3.6.1.2.1.2.1.0"), "2");  // ifNumber: the HCA's two ports
   EXPECT_EQ(hca.at(".1.3.6.1.2.1.1.5.0"), "Hca3");
+  // IBPULSE-MIB's ibpulsePortTable: every interface's subnet, in every context; the local port
+  // is the one the daemon says it polls through.
+  std::smatch local;
+  const std::string log = d.log();
+  ASSERT_TRUE(
+      std::regex_search(log, local, std::regex("event=local_ports ports=([^ ]+) subnets=1")))
+      << log;
+  const std::string entry = "1.3.6.1.4.1.8072.9999.9999.1.4.1.1";
+  const auto prefixes = parse_varbinds(v2c("snmpbulkwalk", port, "public", entry + ".1"));
+  const auto local_ports = parse_varbinds(v2c("snmpbulkwalk", port, "public", entry + ".2"));
+  EXPECT_EQ(prefixes.size(), 24u);
+  EXPECT_EQ(local_ports.size(), 24u);
+  for (const auto& [oid, value] : prefixes)
+    EXPECT_EQ(value, "0xfe80000000000000") << oid;  // ibsim's subnet, ports without a link too
+  for (const auto& [oid, value] : local_ports)
+    EXPECT_EQ(value, local[1].str()) << oid;
+  const auto in_switch =
+      parse_varbinds(v2c("snmpbulkwalk", port, "public@" + guid_context("Switch2"), entry + ".2"));
+  ASSERT_EQ(in_switch.size(), 8u);
+  EXPECT_EQ(in_switch.begin()->first, "." + entry + ".2.1");
+  EXPECT_EQ(in_switch.begin()->second, local[1].str());
   // IBPULSE-MIB's collector scalars, in the fabric's context.
   const auto status = parse_varbinds(v2c("snmpget", port, "public",
                                          "1.3.6.1.4.1.8072.9999.9999.1.1.1.0 "

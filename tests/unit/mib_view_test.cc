@@ -140,7 +140,7 @@ TEST_F(MibViewTest, NextHonoursInclusiveAndEnds) {
   EXPECT_EQ(vb.name, if_x(10, 2));
   ASSERT_TRUE(view_.next("", if_x(10, 99), false, t0, vb));  // past the rows: next column
   EXPECT_EQ(vb.name, if_x(11, 1));
-  EXPECT_FALSE(view_.next("", oid({1, 3, 6, 1, 4}), false, t0, vb));  // past everything
+  EXPECT_FALSE(view_.next("", oid({1, 3, 6, 1, 5}), false, t0, vb));  // past everything
   ASSERT_TRUE(view_.next("", oid({1, 3, 6, 1, 2, 1, 2, 2, 1, 12}), false, t0, vb));
   // A column not served is skipped; the HCA never read its discard counters: the switch first.
   EXPECT_EQ(vb.name, if_entry(13, 2));
@@ -160,6 +160,41 @@ TEST_F(MibViewTest, NodeContextsNumberByPort) {
   EXPECT_EQ(all.at(port_stat(2, 7)).number, 65535u);
   VarBind vb;
   EXPECT_FALSE(view_.next("0x0000000000000042", {}, false, t0, vb));
+}
+
+// IBPULSE-MIB's ibpulsePortTable augments ifEntry in every context: each interface's subnet
+// prefix (its own GID prefix, the subnet's for a port without a link) and the local port that
+// reaches the subnet.
+TEST(MibViewPorts, EveryInterfaceHasItsSubnet) {
+  auto snap = std::make_shared<converters::FabricSnapshot>(*snapshot());
+  auto topology = std::make_shared<collector::Topology>(*snap->topology);
+  topology->subnets = {{0xfe800000000000aa, "mlx5_1:1"}};
+  for (auto& p : topology->ports)
+    p.subnet_prefix = p.remote ? 0xfe80000000000000 : 0;
+  snap->topology = topology;
+  const MibView view(snap, SystemInfo{}, t0);
+  const auto column = [](uint32_t c, uint32_t index) {
+    Oid o = kIbpulsePortEntry;
+    o.insert(o.end(), {c, index});
+    return o;
+  };
+  VarBind vb;
+  ASSERT_TRUE(view.get("", column(1, 1), t0, vb));
+  EXPECT_EQ(vb.type, VarType::kOctetString);
+  EXPECT_EQ(vb.text, "0xfe80000000000000");
+  ASSERT_TRUE(view.get("", column(1, 3), t0, vb));  // the switch's port 8: no link
+  EXPECT_EQ(vb.text, "0xfe800000000000aa");
+  ASSERT_TRUE(view.get("", column(2, 2), t0, vb));
+  EXPECT_EQ(vb.text, "mlx5_1:1");
+  ASSERT_TRUE(view.get(kSwitchContext, column(2, 7), t0, vb));  // ifIndex = port number there
+  EXPECT_EQ(vb.text, "mlx5_1:1");
+  EXPECT_FALSE(view.get("", column(2, 4), t0, vb));  // no such interface
+  // A walk goes column by column over every interface, then ends.
+  ASSERT_TRUE(view.next("", kIbpulsePorts, false, t0, vb));
+  EXPECT_EQ(vb.name, column(1, 1));
+  ASSERT_TRUE(view.next("", column(1, 3), false, t0, vb));
+  EXPECT_EQ(vb.name, column(2, 1));
+  EXPECT_FALSE(view.next("", column(2, 3), false, t0, vb));
 }
 
 }  // namespace

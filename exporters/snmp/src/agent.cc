@@ -58,7 +58,11 @@ std::string bind_failure(const std::string& listen) {
 std::vector<Oid> served_subtrees() {
   Oid ib_objects = kIbIfMib;
   ib_objects.push_back(1);
-  return {{1, 3, 6, 1, 2, 1, 1}, {1, 3, 6, 1, 2, 1, 2}, {1, 3, 6, 1, 2, 1, 31, 1, 1}, ib_objects};
+  return {{1, 3, 6, 1, 2, 1, 1},
+          {1, 3, 6, 1, 2, 1, 2},
+          {1, 3, 6, 1, 2, 1, 31, 1, 1},
+          ib_objects,
+          kIbpulsePorts};
 }
 
 }  // namespace

@@ -80,12 +80,14 @@ struct Index {
   std::span<const uint32_t> span() const { return {subids.data(), size}; }
 };
 
-// Values of the system group, ifNumber, ifTable / ifXTable and the IB-IF-MIB tables.
+// Values of the system group, ifNumber, ifTable / ifXTable, the IB-IF-MIB tables and
+// IBPULSE-MIB's port table.
 bool system_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
 bool interfaces_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
 bool if_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
 bool if_x_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
 bool port_stat_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
 bool vl_traffic_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
+bool ibpulse_port_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
 
 }  // namespace ibpulse::exporters::snmp::mib

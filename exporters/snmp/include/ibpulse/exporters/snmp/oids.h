@@ -21,6 +21,11 @@ inline const Oid kInfinibandMib = {1, 3, 6, 1, 3, 117};
 // IB-IF-MIB's ibIfMIB: infinibandMIB 2 (docs/snmp.md says why).
 inline const Oid kIbIfMib = {1, 3, 6, 1, 3, 117, 2};
 
+// IBPULSE-MIB's ibpulsePorts (ibpulseObjects 4) and the entry of its ibpulsePortTable, whose
+// rows augment ifEntry in every context.
+inline const Oid kIbpulsePorts = {1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 1, 4};
+inline const Oid kIbpulsePortEntry = {1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 1, 4, 1, 1};
+
 // Dotted-decimal text, as snmpwalk prints with -On ("1.3.6.1...").
 std::string to_string(const Oid& oid);
 
