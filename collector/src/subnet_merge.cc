@@ -25,7 +25,13 @@ Topology merge_subnets(const std::vector<const SubnetPart*>& parts,
                        const std::vector<Topology::Subnet>& names, SubnetDuplicates& duplicates) {
   Topology out;
   out.subnets = names;
-  if (!parts.empty()) out.subnet_prefix = parts.front()->topology.subnet_prefix;
+  // The first subnet's prefix names the whole (state files are saved under it); until that
+  // subnet has been discovered, the first discovered one's.
+  if (!names.empty() && names.front().prefix != 0) {
+    out.subnet_prefix = names.front().prefix;
+  } else if (!parts.empty()) {
+    out.subnet_prefix = parts.front()->topology.subnet_prefix;
+  }
   std::unordered_map<PortKey, uint8_t, PortKeyHash> key_owner;
   std::unordered_map<uint64_t, GuidOwner> guid_owner;
   std::unordered_set<uint64_t> nodes_taken;

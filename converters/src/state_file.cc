@@ -219,7 +219,17 @@ Result<SavedVlTraffic> read_vl_traffic(Reader& in, size_t bytes) {
 
 Status check_fabric(const Header& h, const std::vector<IfIndexTable::Entry>& saved,
                     const collector::Topology& topology) {
-  if (h.subnet_prefix != topology.subnet_prefix) {
+  // A daemon polling several subnets saves the first one's prefix; its first topology may hold
+  // another subnet only (the first to finish discovering): any of its subnets' prefixes match,
+  // and while one is not discovered yet (prefix 0) the shared ports below decide.
+  const auto& subnets = topology.subnets;
+  const auto has_prefix = [&](uint64_t prefix) {
+    return std::any_of(subnets.begin(), subnets.end(),
+                       [&](const collector::Topology::Subnet& s) { return s.prefix == prefix; });
+  };
+  const bool same_prefix = h.subnet_prefix == topology.subnet_prefix ||
+                           has_prefix(h.subnet_prefix) || (subnets.size() > 1 && has_prefix(0));
+  if (!same_prefix) {
     return Err("from another fabric: subnet prefix {} (this fabric: {})",
                collector::guid_string(h.subnet_prefix),
                collector::guid_string(topology.subnet_prefix));

@@ -243,6 +243,28 @@ TEST(StateFile, APartialDiscoveryIsStillThisFabric) {
   EXPECT_EQ(loaded->ports_in_topology, 1u);
 }
 
+// A daemon polling two subnets saves under the first one's prefix; after a restart its first
+// topology may hold only the other subnet (its prefix on top): still this fabric while the
+// first subnet is not discovered (the shared ports decide) or once its prefix is known.
+TEST(StateFile, AnyOfTheDaemonsSubnetPrefixesIsThisFabric) {
+  const auto t = topology({kA, kB});
+  const std::string bytes = encode_state(with_history(t), kPrefix);
+  auto rail_b_first = topology({kB}, 0xfec0000000000000ull);
+  rail_b_first.subnets = {{0, "mlx5_0:1"}, {0xfec0000000000000ull, "mlx5_1:1"}};
+  Converter fresh({});
+  auto loaded = apply_state(bytes, rail_b_first, fresh);
+  ASSERT_TRUE(loaded) << loaded.error();
+  EXPECT_EQ(loaded->ports, 2u);
+  rail_b_first.subnets[0].prefix = kPrefix;
+  Converter again({});
+  ASSERT_TRUE(apply_state(bytes, rail_b_first, again));
+  rail_b_first.subnets[0].prefix = 0xfe00000000000000ull;  // neither subnet saved it
+  Converter other({});
+  loaded = apply_state(bytes, rail_b_first, other);
+  ASSERT_FALSE(loaded);
+  EXPECT_NE(loaded.error().find("subnet prefix"), std::string::npos) << loaded.error();
+}
+
 TEST(StateFile, FilesFromAnotherFabricAreRefused) {
   const auto t = topology({kA, kB});
   const std::string bytes = encode_state(with_history(t), kPrefix);

@@ -209,5 +209,20 @@ TEST(SubnetSet, APortGuidInTwoSubnetsIsLoggedAndCounted) {
   EXPECT_EQ(d.found[0].other_subnet, 1u);
 }
 
+// The whole is named by the first subnet's prefix (state files are saved under it), even when
+// another subnet finished its discovery first; until then by the first one discovered.
+TEST(SubnetSet, TheFirstSubnetsPrefixNamesTheWhole) {
+  SubnetPart b;
+  b.subnet = 1;
+  b.topology.subnet_prefix = 0xfec0000000000000;
+  SubnetDuplicates d;
+  EXPECT_EQ(
+      merge_subnets({&b}, {{0, "mlx5_0:1"}, {0xfec0000000000000, "mlx5_1:1"}}, d).subnet_prefix,
+      0xfec0000000000000u);
+  EXPECT_EQ(merge_subnets({&b}, {{0xfe80000000000000, "mlx5_0:1"}, {0xfec0000000000000, "b"}}, d)
+                .subnet_prefix,
+            0xfe80000000000000u);
+}
+
 }  // namespace
 }  // namespace ibpulse::collector
