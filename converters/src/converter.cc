@@ -261,10 +261,20 @@ void Converter::for_each_port(
   }
 }
 
+bool Converter::starts_without_history(const PortState& p, collector::PortKey key) {
+  // Back after it was forgotten.
+  if (!forgotten_.empty() && forgotten_.erase(key)) return true;
+  // A shard taking up a port it has no saved state of: another shard may have exported it
+  // (a change of shard.count or a dead replica's nodes). A new sharded deployment counts each
+  // port once at its start: this shard cannot tell that case apart.
+  return options_.shard.sharded() && !p.restored;
+}
+
 void Converter::restore_port(collector::PortKey key, PortState state) {
   // Shown again once read again: a crash leaves totals up to a save interval old, and
   // exporting them before the first reading would make counters go down.
   state.present = 0;
+  state.restored = true;
   port(key) = std::move(state);
   interfaces_.remember(key);  // reported notPresent if the topology no longer has it
 }
@@ -363,9 +373,11 @@ ApplyEvents Converter::apply_at(const RawSample& s, uint32_t slot) {
   }
   if (sinks.empty()) return events;
   PortState& p = port(s.port, slot);
-  if (p.last_read_any == Clock::time_point{} && !forgotten_.empty() && forgotten_.erase(s.port)) {
-    // Back after it was forgotten: its totals restart under the same ifIndex.
+  if (p.last_read_any == Clock::time_point{} && starts_without_history(p, s.port)) {
+    // Its totals restart from this reading, under the same ifIndex and series: marked and
+    // counted once.
     p.discontinuity = s.received;
+    ++stats_.restarted_ports;
   }
   const size_t attribute_slot = slot_of(s.attribute);
   const Clock::time_point previous = p.last_read[attribute_slot];

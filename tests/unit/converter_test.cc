@@ -385,6 +385,8 @@ TEST(Converter, VanishedPortsAreNotPresentThenForgottenButKeepTheirIfIndex) {
   EXPECT_EQ(snap->find(a)->if_index, 1u);
   EXPECT_EQ(snap->find(a)->discontinuity, t0 + 12min);  // its counters restarted
   EXPECT_EQ(snap->find(a)->oper_status, OperStatus::kUp);
+  EXPECT_EQ(conv.stats().restarted_ports, 1u);  // and that is counted, once
+  EXPECT_EQ(conv.stats().discontinuities(), 1u);
 }
 
 TEST(Converter, AShardForgetsOtherShardsPortsAtOnceButReportsItsOwnAsNotPresent) {
@@ -414,6 +416,45 @@ TEST(Converter, AShardForgetsOtherShardsPortsAtOnceButReportsItsOwnAsNotPresent)
   ASSERT_NE(snap->find(own_gone), nullptr) << "an own port that left the fabric stays a while";
   EXPECT_EQ(snap->find(own_gone)->oper_status, OperStatus::kNotPresent);
   EXPECT_EQ(conv.state(foreign), nullptr);
+}
+
+// A shard's totals of a port it takes up without saved state restart from its first reading
+// (another shard may have exported the series before): marked and counted once. A port the
+// state file brings back continues, and an unsharded converter marks no first reading.
+TEST(Converter, APortAShardTakesUpWithoutStateIsOneCountedDiscontinuity) {
+  std::vector<uint64_t> mine;
+  for (uint64_t g = 0x100; mine.size() < 2; ++g)
+    if (collector::shard_owners(g, 2).front() == 1) mine.push_back(g);
+  const PortKey taken_up{mine[0], 1}, restored{mine[1], 1};
+  auto t = std::make_shared<collector::Topology>();
+  for (PortKey k : {taken_up, restored}) {
+    auto& p = t->ports.emplace_back();
+    p.key = k;
+    p.link.state = 4;
+  }
+  ConverterOptions options;
+  options.shard = {1, 2, 1};
+  Converter conv(options);
+  conv.restore_port(restored, Converter::PortState{});
+  conv.set_topology(t, t0);
+  for (PortKey k : {taken_up, restored}) {
+    RawSample s = counters(t0 + 1s, 3, 100);
+    s.port = k;
+    conv.apply(s);
+    s.received = t0 + 2s;
+    conv.apply(s);  // a second reading is no new restart
+  }
+  EXPECT_EQ(conv.state(taken_up)->discontinuity, t0 + 1s);
+  EXPECT_EQ(conv.state(restored)->discontinuity, Clock::time_point{});
+  EXPECT_EQ(conv.stats().restarted_ports, 1u);
+
+  Converter unsharded({});
+  unsharded.set_topology(t, t0);
+  RawSample s = counters(t0 + 1s, 3, 100);
+  s.port = taken_up;
+  unsharded.apply(s);
+  EXPECT_EQ(unsharded.state(taken_up)->discontinuity, Clock::time_point{});
+  EXPECT_EQ(unsharded.stats().restarted_ports, 0u);
 }
 
 }  // namespace

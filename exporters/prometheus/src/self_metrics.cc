@@ -197,7 +197,8 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
   i.total("ibpulse_source_switches_total", "Counters that moved between 32- and 64-bit sources",
           [](S s) { return s.converter.source_switches; });
   i.total("ibpulse_discontinuities_total",
-          "Breaks in a counter's history: out-of-band clears plus source switches",
+          "Breaks in a counter's history: out-of-band clears, source switches, and ports "
+          "whose totals restarted (back after they were forgotten, taken up by a shard)",
           [](S s) { return s.converter.discontinuities(); });
   i.level("ibpulse_snapshot_age_seconds", "Age of the snapshot the scrape was rendered from",
           [](S s) { return s.snapshot_age_seconds; });

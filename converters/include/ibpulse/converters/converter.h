@@ -99,6 +99,7 @@ class Converter {
     Clock::time_point last_read_any{};
     bool ietf_extended = false, flow_control_counted = false;
     bool own_clear_since_extended = false;          // a lower 64-bit reading next is our clear
+    bool restored = false;                          // from the state file: it has history
     std::array<Clock::time_point, 16> last_read{};  // per attribute (id & 0xf)
     std::array<float, schema::kCoreCounterCount> rates{};
     std::array<CounterState, schema::kCoreCounterCount> core{};
@@ -152,6 +153,8 @@ class Converter {
   // `slot`: the key's slot if known, else PortIndex::kNone (looked up, created if new).
   PortState& port(collector::PortKey key, uint32_t slot = PortIndex::kNone);
   uint32_t prefetch_state(const collector::RawSample& s) const;  // returns the slot or kNone
+  // Whether a port read for the first time restarts its exported totals (see ConverterStats).
+  bool starts_without_history(const PortState& p, collector::PortKey key);
   ApplyEvents apply_at(const collector::RawSample& s, uint32_t slot);
   Outcome apply_field(PortState& p, const collector::RawSample& s, const schema::Field& field,
                       size_t counter, size_t index, ApplyEvents& events);

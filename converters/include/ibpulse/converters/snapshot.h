@@ -65,9 +65,12 @@ struct ConverterStats {
   // Samples dropped because the port they name was first found in another subnet: a port key
   // seen in two subnets keeps the first subnet's readings only (collector/subnets.h).
   uint64_t other_subnet_samples = 0;
+  // Ports whose totals restarted from a first reading without history: back after they were
+  // forgotten, or taken up by a shard (a port another shard may have exported before).
+  uint64_t restarted_ports = 0;
 
-  // Breaks in a counter's history: out-of-band clears plus source switches.
-  uint64_t discontinuities() const { return foreign_clears + source_switches; }
+  // Breaks in a counter's history: out-of-band clears, source switches, restarted ports.
+  uint64_t discontinuities() const { return foreign_clears + source_switches + restarted_ports; }
 };
 
 struct FabricSnapshot {
