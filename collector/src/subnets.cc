@@ -99,8 +99,10 @@ void SubnetSet::sweep_done(size_t index, const SweepSummary& summary) {
   {
     std::lock_guard lock(mutex_);
     round_[index] = summary;
-    for (size_t i = 0; i < round_.size(); ++i)
-      if (parts_[i] && !round_[i]) return;  // a subnet with a topology has not finished
+    // Every subnet, one still starting too: the first round, the daemon's `ready`, covers every
+    // subnet. (A subnet whose first discovery fails stops the start, as with one subnet.)
+    for (const auto& part : round_)
+      if (!part) return;
     whole.number = ++sweeps_;
     for (auto& part : round_) {
       if (!part) continue;

@@ -8,6 +8,8 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
+#include <set>
 
 #include "ibpulse/collector/testing/fake_fabric.h"
 #include "ibpulse/collector/testing/fake_mad_engine.h"
@@ -33,6 +35,7 @@ struct RailsHarness {
   std::vector<std::string> warnings;
   std::vector<Topology> discovered;
   PollerStats stats;
+  bool rail_b_down = false;  // discovery through mlx5_1:1 fails
 
   // A switch at LID 1 with HCAs `base`+1 and `base`+2 (LIDs 2, 3) on ports 1-2 and the
   // multi-rail HCA's port `multi_port` (LID 4) on port 3; port 4 has no cable.
@@ -55,7 +58,7 @@ struct RailsHarness {
 
   testing::FakeFabric& rail_of(const std::string& ca) { return ca == "mlx5_0" ? rail_a : rail_b; }
 
-  void run(size_t sweep_count) {
+  Status run(size_t sweep_count) {
     std::atomic<bool> stop{false};
     PollerBackend backend;
     backend.open_engine = [&](const std::string& ca, int, const MadEngineOptions& o) {
@@ -63,6 +66,7 @@ struct RailsHarness {
           std::make_unique<testing::FakeMadEngine>(rail_of(ca), clock, o));
     };
     backend.discover = [&](const DiscoveryOptions& o) -> Result<Topology> {
+      if (rail_b_down && o.ca == "mlx5_1") return Err("no SMP answered");
       return rail_of(o.ca).topology();
     };
     backend.now = [&] { return clock.now(); };
@@ -82,7 +86,7 @@ struct RailsHarness {
     }
     SubnetSet set(options, {{{"mlx5_0", 1}}, {{"mlx5_1", 1}}}, {{0, "mlx5_0:1"}, {0, "mlx5_1:1"}},
                   raw, events, nullptr, std::move(backend));
-    ASSERT_TRUE(set.start().ok());
+    if (auto started = set.start(); !started) return started;
     for (auto deadline = clock.now() + 10min; !stop.load() && clock.now() < deadline;) {
       set.step();
       drain();
@@ -90,6 +94,7 @@ struct RailsHarness {
     set.finish();
     drain();
     stats = set.stats();
+    return Ok{};
   }
 
   void drain() {
@@ -109,7 +114,7 @@ struct RailsHarness {
 
 TEST(SubnetSet, EachRailIsPolledThroughItsOwnLocalPortAndTheTopologiesMerge) {
   RailsHarness h;
-  ASSERT_NO_FATAL_FAILURE(h.run(5));
+  ASSERT_TRUE(h.run(5).ok());
   ASSERT_EQ(h.sweeps.size(), 5u);
   EXPECT_EQ(h.sweeps[0].number, 1u);
   EXPECT_EQ(h.sweeps[0].ports, 12u);  // 6 linked ports per rail: one sweep covers both
@@ -155,6 +160,15 @@ TEST(SubnetSet, EachRailIsPolledThroughItsOwnLocalPortAndTheTopologiesMerge) {
   EXPECT_EQ(h.stats.sweeps, 5u);
 }
 
+// A subnet whose first discovery fails stops the start, as a lone subnet's does (the daemon
+// has grouped its local ports by discovering through each just before), and says why.
+TEST(SubnetSet, ARailThatCannotBeDiscoveredStopsTheStart) {
+  RailsHarness h;
+  h.rail_b_down = true;
+  EXPECT_FALSE(h.run(3).ok());
+  EXPECT_EQ(h.count("event=discovery_failed error=\"no SMP answered\""), 1u);
+}
+
 // HCA 0xA01 port 1 on rail B too (a cloned GUID): the port is logged once, counted, and the
 // converter keeps rail A's readings of it; rail B's are dropped and counted, never mixed in.
 TEST(SubnetSet, APortInTwoSubnetsIsLoggedCountedAndNotMerged) {
@@ -163,7 +177,7 @@ TEST(SubnetSet, APortInTwoSubnetsIsLoggedCountedAndNotMerged) {
   h.rail_b.link({0xA01, 1}, {0xB00, 4});
   h.rail_a.set({0xA01, 1}, CounterId::kSymbolError, 11);
   h.rail_b.set({0xA01, 1}, CounterId::kSymbolError, 99);
-  ASSERT_NO_FATAL_FAILURE(h.run(12));  // past two rediscoveries
+  ASSERT_TRUE(h.run(12).ok());  // past two rediscoveries
   EXPECT_GE(h.stats.discoveries, 4u);
   EXPECT_EQ(h.count("event=duplicate_port node_guid=0x0000000000000a01 port=1 "
                     "port_guid=0x0000000000000a02 subnet=mlx5_0:1 other_subnet=mlx5_1:1 "
@@ -222,6 +236,67 @@ TEST(SubnetSet, TheFirstSubnetsPrefixNamesTheWhole) {
   EXPECT_EQ(merge_subnets({&b}, {{0xfe80000000000000, "mlx5_0:1"}, {0xfec0000000000000, "b"}}, d)
                 .subnet_prefix,
             0xfe80000000000000u);
+}
+
+// The daemon's way: SubnetSet::run() with a thread per subnet (this one polls rail A, another
+// rail B), each on its own virtual clock (an engine and its poller share one thread, so each
+// rail's clock is used by one thread only). Samples, merged topology and the rounds of sweeps
+// come out as when stepped on one thread; run under ThreadSanitizer too (docs/development.md).
+thread_local testing::VirtualClock* t_rail_clock = nullptr;
+
+TEST(SubnetSet, RunsEachSubnetOnItsOwnThread) {
+  testing::FakeFabric rail_a, rail_b;
+  RailsHarness::build(rail_a, 0xA00, 1);
+  RailsHarness::build(rail_b, 0xB00, 2);
+  testing::VirtualClock clock_a, clock_b;
+  PollerOptions options;
+  options.intervals = Intervals{1s, 10s, 60s, 0ms};
+  PollerBackend backend;
+  backend.open_engine = [&](const std::string& ca, int, const MadEngineOptions& o) {
+    const bool a = ca == "mlx5_0";
+    t_rail_clock = a ? &clock_a : &clock_b;  // on the poller's own thread
+    return Result<std::unique_ptr<MadEngine>>(
+        std::make_unique<testing::FakeMadEngine>(a ? rail_a : rail_b, *t_rail_clock, o));
+  };
+  backend.discover = [&](const DiscoveryOptions& o) -> Result<Topology> {
+    return (o.ca == "mlx5_0" ? rail_a : rail_b).topology();
+  };
+  backend.now = [] { return t_rail_clock->now(); };
+  backend.sleep = [](std::chrono::steady_clock::duration d) { t_rail_clock->advance(d); };
+  std::atomic<bool> stop{false};
+  std::atomic<size_t> rounds{0};
+  std::mutex mutex;
+  std::vector<Topology> discovered;
+  PollerEvents events;
+  events.sweep_done = [&](const SweepSummary& s) {
+    EXPECT_EQ(s.ports, 12u);
+    if (rounds.fetch_add(1) + 1 >= 5) stop.store(true);
+  };
+  events.discovered = [&](const Topology& t, const TopologyChanges&) {
+    std::lock_guard lock(mutex);
+    discovered.push_back(t);
+  };
+  SampleRing ring_a(1 << 16), ring_b(1 << 16);
+  SubnetSet set(options, {{{"mlx5_0", 1}}, {{"mlx5_1", 1}}}, {{0, "mlx5_0:1"}, {0, "mlx5_1:1"}},
+                {&ring_a, &ring_b}, events, nullptr, std::move(backend));
+  ASSERT_TRUE(set.run(stop).ok());
+  EXPECT_GE(rounds.load(), 5u);
+  ASSERT_FALSE(discovered.empty());
+  EXPECT_EQ(discovered.back().ports.size(), 14u);
+  std::set<PortKey> from_a, from_b;
+  RawSample s;
+  while (ring_a.pop(s)) {
+    EXPECT_EQ(s.subnet, 0u);
+    from_a.insert(s.port);
+  }
+  while (ring_b.pop(s)) {
+    EXPECT_EQ(s.subnet, 1u);
+    from_b.insert(s.port);
+  }
+  EXPECT_EQ(from_a.size(), 7u);  // every port of rail A, idle switch port 4 too
+  EXPECT_EQ(from_b.size(), 7u);
+  EXPECT_TRUE(from_a.count({kMultiRail, 1}) && from_b.count({kMultiRail, 2}));
+  EXPECT_EQ(set.stats().subnets.size(), 2u);
 }
 
 }  // namespace

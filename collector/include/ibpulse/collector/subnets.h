@@ -11,9 +11,10 @@
 // or by port GUID, is not: the first subnet's port is kept, the other is logged and counted
 // (PollerStats::duplicate_ports), never merged silently.
 //
-// A sweep is complete when every subnet that has a topology finished one (ports and stale
-// summed, seconds the longest), so `ready` comes once the whole of every reachable fabric was
-// read once. With one subnet this is a plain PollerGroup: same events, same figures.
+// A sweep is complete when every subnet finished one (ports and stale summed, seconds the
+// longest), so `ready` comes once every subnet was read once. A subnet whose first discovery
+// fails stops the start (run() returns the error), as a lone subnet's does; later failures
+// keep its last topology. With one subnet this is a plain PollerGroup: same events, same figures.
 //
 // Thread safety: run() on one thread, which starts one more per further subnet; stats() and
 // reconfigure() from any thread. Events come from the subnets' poller threads.
