@@ -172,6 +172,11 @@ PollerStats SubnetSet::stats() const {
   if (groups_.size() > 1) {
     out.sweeps = sweeps_;
     out.last_sweep = last_sweep_;
+    // A node cabled to several rails is one node, and a port in two subnets one port.
+    if (!merged_.nodes.empty()) {
+      out.nodes = merged_.nodes.size();
+      out.ports = merged_.ports.size();
+    }
   }
   for (size_t i = 0; i < names_.size(); ++i) {
     out.subnets.push_back(

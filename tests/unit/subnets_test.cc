@@ -157,6 +157,7 @@ TEST(SubnetSet, EachRailIsPolledThroughItsOwnLocalPortAndTheTopologiesMerge) {
   EXPECT_EQ(h.stats.subnets[0].ports, 7u);
   EXPECT_EQ(h.stats.subnets[1].nodes, 4u);
   EXPECT_EQ(h.stats.ports, 14u);
+  EXPECT_EQ(h.stats.nodes, 7u);  // the multi-rail HCA once
   EXPECT_EQ(h.stats.sweeps, 5u);
 }
 
@@ -184,6 +185,7 @@ TEST(SubnetSet, APortInTwoSubnetsIsLoggedCountedAndNotMerged) {
                     "same=node_port"),
             1u);
   EXPECT_EQ(h.stats.duplicate_ports, 1u);
+  EXPECT_EQ(h.stats.ports, 14u);  // the port in two subnets counts once
   const Topology& t = h.discovered.back();
   const Port* kept = t.find_port({0xA01, 1});
   ASSERT_NE(kept, nullptr);
