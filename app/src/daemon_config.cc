@@ -250,6 +250,12 @@ const std::vector<KeyDef>& key_defs() {
        }},
       {{"discovery.interval", "Time between rediscoveries", "5m"},
        duration(IBPULSE_FIELD(poller.rediscover))},
+      {{"discovery.cache-max-age",
+        "Start from the topology the last discovery cached in state.dir (one file per local "
+        "port) when it is younger than this, instead of discovering at start; off: always "
+        "discover at start (and write no cache)",
+        "off"},
+       duration_or_off(IBPULSE_FIELD(discovery_cache_max_age))},
       {{"mad.window", "PMA MADs in flight (capped at 64 on the simulator)", "256"},
        number(1, 4096, IBPULSE_FIELD(poller.mad.window))},
       {{"mad.per-node", "MADs in flight to one node", "16"},
@@ -601,6 +607,20 @@ Result<DaemonConfig> build_config(const std::filesystem::path& file, const Confi
     if (auto s = find_key(name)->set(config, value); !s) return Err("--{}: {}", name, s.error());
   }
   if (auto s = collector::validate(config.poller.shard); !s) return Error{s.error()};
+  if (config.discovery_cache_max_age > config.poller.rediscover) {
+    return Err(
+        "--discovery.cache-max-age ({} s) must not exceed --discovery.interval ({} s): a cached "
+        "topology is trusted no longer than a discovered one",
+        std::chrono::duration_cast<std::chrono::seconds>(config.discovery_cache_max_age).count(),
+        std::chrono::duration_cast<std::chrono::seconds>(config.poller.rediscover).count());
+  }
+  if (config.discovery_cache_max_age.count() > 0) {
+    const std::filesystem::path dir =
+        config.state_dir.empty() ? default_state_dir() : std::filesystem::path(config.state_dir);
+    config.poller.discovery.cache_file = dir / "topology";
+    config.poller.discovery.cache_max_age =
+        std::chrono::duration_cast<std::chrono::seconds>(config.discovery_cache_max_age);
+  }
   config.converter.shard = config.poller.shard;
   if (!config.node_name_map.empty()) {
     auto names = collector::load_node_name_map(config.node_name_map);

@@ -32,6 +32,7 @@ struct DaemonConfig {
   std::chrono::milliseconds foreign_clear_window{600000};  // 3 foreign clears in it: a warning
   std::string state_dir;                                   // empty: default_state_dir()
   std::chrono::milliseconds state_save_interval{60000};    // 0: no state file at all
+  std::chrono::milliseconds discovery_cache_max_age{0};    // 0: no topology cache
   std::string node_name_map;
   std::string web_listen_address = ":9731";  // "off": no HTTP endpoint
   exporters::prometheus::MetricGroups collect;

@@ -49,6 +49,7 @@ Result<LocalSubnets> choose_local_subnets(const DaemonConfig& config) {
   if (chosen->size() > 1) {
     auto grouped = collector::group_by_subnet(*chosen, [&](const collector::LocalPort& through) {
       auto options = config.poller.discovery;
+      options.cache_file.clear();  // the pollers' caches are theirs to read and write
       options.ca = through.ca;
       options.ca_port = through.port;
       return collector::discover(options);

@@ -1,11 +1,14 @@
 #include "ibpulse/collector/discovery.h"
 
+#include <fmt/format.h>
 #include <infiniband/ibnetdisc.h>
 #include <infiniband/mad.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 
 #include "port_info.h"
@@ -67,24 +70,9 @@ void read_ports(const ibnd_node_t& n, Node& node, bool switch_port0, Topology& t
   }
 }
 
-}  // namespace
-
-Result<Topology> discover(const DiscoveryOptions& o) {
-  ibnd_config_t config{};
-  config.max_smps = o.max_smps;
-  config.timeout_ms = o.timeout_ms;
-  config.retries = o.retries;
-  if (o.m_key) config.mkey = *o.m_key;
-  errno = 0;
-  std::unique_ptr<ibnd_fabric_t, FabricDeleter> fabric(ibnd_discover_fabric(
-      o.ca.empty() ? nullptr : const_cast<char*>(o.ca.c_str()), o.ca_port, nullptr, &config));
-  if (!fabric) {
-    return Err("fabric discovery through {} port {} failed{}{}",
-               o.ca.empty() ? "the first HCA" : o.ca, o.ca_port, errno != 0 ? ": " : "",
-               errno != 0 ? std::strerror(errno) : "");
-  }
+Topology read_fabric(const ibnd_fabric_t& fabric, const DiscoveryOptions& o) {
   Topology t;
-  for (ibnd_node_t* n = fabric->nodes; n != nullptr; n = n->next) {
+  for (ibnd_node_t* n = fabric.nodes; n != nullptr; n = n->next) {
     Node node = read_node(*n, o.names);
     read_ports(*n, node, o.switch_port0, t);
     t.nodes.push_back(std::move(node));
@@ -99,6 +87,76 @@ Result<Topology> discover(const DiscoveryOptions& o) {
       break;
     }
   }
+  return t;
+}
+
+using FabricPtr = std::unique_ptr<ibnd_fabric_t, FabricDeleter>;
+
+Result<FabricPtr> discover_fabric(const DiscoveryOptions& o) {
+  ibnd_config_t config{};
+  config.max_smps = o.max_smps;
+  config.timeout_ms = o.timeout_ms;
+  config.retries = o.retries;
+  if (o.m_key) config.mkey = *o.m_key;
+  errno = 0;
+  FabricPtr fabric(ibnd_discover_fabric(o.ca.empty() ? nullptr : const_cast<char*>(o.ca.c_str()),
+                                        o.ca_port, nullptr, &config));
+  if (!fabric) {
+    return Err("fabric discovery through {} port {} failed{}{}",
+               o.ca.empty() ? "the first HCA" : o.ca, o.ca_port, errno != 0 ? ": " : "",
+               errno != 0 ? std::strerror(errno) : "");
+  }
+  return fabric;
+}
+
+// The cache when it is younger than the options allow, else null and why not (empty: no
+// cache asked for, or none there yet).
+FabricPtr load_cache(const DiscoveryOptions& o, std::chrono::seconds& age, std::string& why) {
+  std::error_code ec;
+  if (o.cache_file.empty() || o.cache_max_age.count() == 0) return nullptr;
+  const auto written = std::filesystem::last_write_time(o.cache_file, ec);
+  if (ec) return nullptr;
+  age = std::chrono::duration_cast<std::chrono::seconds>(
+      std::filesystem::file_time_type::clock::now() - written);
+  if (age > o.cache_max_age || age < std::chrono::seconds(0)) return nullptr;
+  FabricPtr fabric(ibnd_load_fabric(o.cache_file.c_str(), 0));
+  if (!fabric) why = fmt::format("cannot read {}", o.cache_file.string());
+  return fabric;
+}
+
+// Written beside (named by the process: daemons of one host may share a state directory) and
+// renamed over, so a crash never leaves half a cache.
+std::string write_cache(ibnd_fabric_t* fabric, const std::filesystem::path& file) {
+  std::filesystem::path tmp = file;
+  tmp += fmt::format(".tmp{}", getpid());
+  std::error_code ec;
+  std::filesystem::create_directories(file.parent_path(), ec);
+  std::filesystem::remove(tmp, ec);
+  if (ibnd_cache_fabric(fabric, tmp.c_str(), IBND_CACHE_FABRIC_FLAG_DEFAULT) != 0)
+    return fmt::format("cannot write {}", tmp.string());
+  std::filesystem::rename(tmp, file, ec);
+  return ec ? fmt::format("cannot rename {}: {}", tmp.string(), ec.message()) : std::string();
+}
+
+}  // namespace
+
+Result<Topology> discover(const DiscoveryOptions& o) {
+  std::string cache_error;
+  std::chrono::seconds age{0};
+  if (FabricPtr cached = load_cache(o, age, cache_error)) {
+    Topology t = read_fabric(*cached, o);
+    t.from_cache = true;
+    t.cache_age = age;
+    return t;
+  }
+  auto fabric = discover_fabric(o);
+  if (!fabric) return Error{fabric.error()};
+  Topology t = read_fabric(**fabric, o);
+  if (!o.cache_file.empty()) {
+    const std::string written = write_cache(fabric->get(), o.cache_file);
+    if (!written.empty()) cache_error = written;
+  }
+  t.cache_error = std::move(cache_error);
   return t;
 }
 

@@ -123,7 +123,16 @@ struct Poller::State {
         ring(r),
         events(std::move(e)),
         backend(with_defaults(std::move(b))),
-        scheduler(options.intervals) {}
+        scheduler(options.intervals) {
+    name_cache_file();
+  }
+
+  // The discovery cache is per local port: `cache_file` names a stem, `-CA-PORT.ibnd` follows.
+  void name_cache_file() {
+    auto& d = options.discovery;
+    if (d.cache_file.empty()) return;
+    d.cache_file += fmt::format("-{}-{}.ibnd", d.ca.empty() ? "default" : d.ca, d.ca_port);
+  }
 
   void warn(const std::string& text) {
     if (events.warning) events.warning(text);
@@ -141,7 +150,9 @@ struct Poller::State {
   }
 
   bool discover(Clock::time_point now) {
-    auto found = backend.discover(options.discovery);
+    DiscoveryOptions how = options.discovery;
+    if (last_discovery != Clock::time_point{}) how.cache_max_age = {};  // a cache: at start only
+    auto found = backend.discover(how);
     // Shards discover the whole fabric each: after the first discovery, shard k of N runs
     // (k-1)/N of an interval later than shard 1, so their SMP load on the fabric is spread.
     const auto stagger = last_discovery == Clock::time_point{} && options.shard.sharded()
@@ -162,6 +173,13 @@ struct Poller::State {
       return false;
     }
     Topology fresh = std::move(*found);
+    report_cache(fresh);
+    // A cached topology is trusted no longer than a discovered one: the next discovery comes
+    // when the cache is a discovery interval old, as if the last run had gone on.
+    if (fresh.from_cache)
+      next_discovery = std::min(
+          next_discovery, now + std::max<Clock::duration>(options.rediscover - fresh.cache_age,
+                                                          Clock::duration::zero()));
     for (Port& p : fresh.ports)
       p.subnet = options.subnet;
     std::erase_if(fresh.ports,
@@ -225,6 +243,19 @@ struct Poller::State {
     stats.ports = topology.ports.size();
     stats.nodes = topology.nodes.size();
     stats.owned_nodes = owned_nodes;
+  }
+
+  void report_cache(const Topology& t) {
+    const auto& file = options.discovery.cache_file;
+    if (t.from_cache) {
+      warn(
+          fmt::format("event=discovery_cached file=\"{}\" nodes={} ports={} age_seconds={} "
+                      "note=\"started from the cached topology; the next discovery comes when "
+                      "it is discovery.interval old\"",
+                      file.string(), t.nodes.size(), t.ports.size(), t.cache_age.count()));
+    }
+    if (!t.cache_error.empty())
+      warn(fmt::format("event=discovery_cache_failed error=\"{}\"", t.cache_error));
   }
 
   // A port whose link changed since this poller last read its PortInfo, seen first by a
@@ -625,6 +656,7 @@ struct Poller::State {
       options.split_index = split_index;
       options.discovery.ca = ca;  // the engine stays on its local port until restart
       options.discovery.ca_port = ca_port;
+      name_cache_file();
       scheduler.set_intervals(options.intervals);
       reset_sampling();
       rediscover = true;

@@ -205,7 +205,7 @@ TEST(Daemon, ThresholdClearsExactlyTheCounterNearItsLatchAndLosesNothing) {
   fabric().set("PerformanceSet \"Hca4\"[1] PortCounters.LinkDownedCounter=5");
   fabric().set("PerformanceSet \"Hca4\"[1] PortCounters.PortRcvErrors=100");
   Daemon d(fabric(), {"--poll.counters-interval", "300ms", "--counters.clear-policy", "threshold",
-                      "--log.level", "trace"});
+                      "--log.level", "trace", "--state.save-interval", "off"});
   const std::string cleared =
       "event=counters_cleared node_guid=" + guid_text(fabric().port("Hca4", 1).node_guid) +
       " port=1 attribute=PortCounters fields=SymbolErrorCounter ";
@@ -232,7 +232,9 @@ TEST(Daemon, ThresholdClearsExactlyTheCounterNearItsLatchAndLosesNothing) {
 
 TEST(Daemon, NeverPolicyLeavesLatchedCountersAloneAndSeesForeignClears) {
   fabric().set("PerformanceSet \"Hca3\"[1] PortCounters.SymbolErrorCounter=65535");
-  Daemon d(fabric(), {"--poll.counters-interval", "300ms", "--log.level", "trace"});
+  // No state file: the run directory's, from another test, would carry its totals in.
+  Daemon d(fabric(), {"--poll.counters-interval", "300ms", "--log.level", "trace",
+                      "--state.save-interval", "off"});
   ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
   std::this_thread::sleep_for(700ms);
   EXPECT_EQ(fabric().perfquery("Hca3", 1, "SymbolErrorCounter"), 65535u) << "never cleared";
@@ -338,6 +340,7 @@ TEST(Daemon, InterfaceStatusFollowsDiscoveryAndVanishedPortsExpire) {
 // fabric's run directory.
 TEST(DaemonState, TotalsContinueAcrossARestart) {
   const auto state = fabric().run_dir() / "counters.state";
+  std::filesystem::remove(state);  // an earlier run's (a repeat of this test) would continue
   fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.SymbolErrorCounter=100");
   {
     Daemon d(fabric(), {"--poll.counters-interval", "300ms", "--log.level", "trace"});
@@ -420,5 +423,60 @@ TEST(DaemonState, OffMeansNoFile) {
 }
 
 }  // namespace converters_on_the_fabric
+// discovery.cache-max-age: a run caches its discovery in state.dir, one file per local port; a
+// restart within the age starts from that file, says so and reads every port; a damaged file
+// is said so and the discovery goes on; off (the default) neither reads nor writes one; an age
+// past discovery.interval is refused.
+TEST(DaemonState, ARestartStartsFromTheCachedTopology) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("ibpulse-cache-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::vector<std::string> run = {
+      IBPULSE_BINARY_FOR_TESTS, "run", "--exit-after-sweeps", "1",  "--state.dir", dir.string(),
+      "--web.listen-address",   "off", "--snmp.listen",       "off"};
+  const auto without = fabric().exec(run);
+  ASSERT_EQ(without.exit_code, 0) << without.err;
+  const auto caches = [&] {
+    std::vector<std::filesystem::path> out;
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      if (e.path().extension() == ".ibnd") out.push_back(e.path());
+    return out;
+  };
+  EXPECT_TRUE(caches().empty()) << "off: no cache written";
+
+  // Trusted no longer than a discovery: an age past discovery.interval is refused.
+  auto refused = run;
+  refused.insert(refused.end(), {"--discovery.cache-max-age", "10m"});
+  const auto too_old = fabric().exec(refused);
+  EXPECT_EQ(too_old.exit_code, 1);
+  EXPECT_NE(too_old.err.find("--discovery.cache-max-age (600 s) must not exceed "
+                             "--discovery.interval (300 s)"),
+            std::string::npos)
+      << too_old.err;
+
+  run.insert(run.end(), {"--discovery.cache-max-age", "5m"});
+  const auto first = fabric().exec(run);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(first.err.find("event=discovery_cached"), std::string::npos) << first.err;
+  ASSERT_EQ(caches().size(), 1u);
+  const auto second = fabric().exec(run);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_NE(second.err.find("event=discovery_cached file=\"" + caches()[0].string() +
+                            "\" nodes=6 ports=24"),
+            std::string::npos)
+      << second.err;
+  EXPECT_NE(second.err.find("event=ready ports=12 stale=0"), std::string::npos) << second.err;
+
+  std::ofstream(caches()[0], std::ios::trunc) << "not a cache";
+  const auto damaged = fabric().exec(run);
+  ASSERT_EQ(damaged.exit_code, 0) << damaged.err;
+  EXPECT_NE(
+      damaged.err.find("event=discovery_cache_failed error=\"cannot read " + caches()[0].string()),
+      std::string::npos)
+      << damaged.err;
+  EXPECT_NE(damaged.err.find("event=ready ports=12 stale=0"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace ibpulse::testing

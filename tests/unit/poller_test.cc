@@ -163,5 +163,25 @@ TEST(PollerFake, ALinkChangeSeenFirstByADiscoveryIsReported) {
   EXPECT_EQ(h.stats.port_changes, 1u);
 }
 
+// A start from a cached topology (discovery.cache-max-age) trusts it no longer than a discovery:
+// a cache 4 minutes old with a 5-minute discovery interval is rediscovered a minute in.
+TEST(PollerFake, ACachedStartIsRediscoveredWhenTheCacheIsAnIntervalOld) {
+  for (const bool cached : {true, false}) {
+    PollerHarness h;
+    h.options.rediscover = 5min;
+    h.on_discover = [cached](unsigned discovery, Topology& t) {
+      t.from_cache = cached && discovery == 1;
+      t.cache_age = 4min;
+    };
+    ASSERT_TRUE(h.run(90).ok());  // 90 s of sweeps
+    EXPECT_EQ(h.discoveries, cached ? 2u : 1u) << "cached " << cached;
+    size_t logged = 0;
+    for (const auto& w : h.warnings)
+      logged += w.find("event=discovery_cached") != std::string::npos &&
+                w.find("age_seconds=240") != std::string::npos;
+    EXPECT_EQ(logged, cached ? 1u : 0u);
+  }
+}
+
 }  // namespace
 }  // namespace ibpulse::collector

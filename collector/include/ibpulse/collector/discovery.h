@@ -5,6 +5,7 @@
 // Thread safety: discover() is blocking and uses its own MAD port; run one at a time per
 // process (umad2sim allows one SMP agent per process).
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -31,8 +32,17 @@ struct DiscoveryOptions {
   std::optional<uint64_t> m_key;  // for fabrics that protect SMPs with an M_Key
   bool switch_port0 = false;      // also list switch port 0, whose counters are opt-in
   NodeNameMap names;
+  // A topology cache (libibnetdisc's ibnd_cache_fabric format): every discovery writes it when
+  // set; a cache younger than cache_max_age (0: never) is loaded instead of discovering. The
+  // daemon sets it per local port at start only (discovery.cache-max-age), so restarting N
+  // shards does not cost N full discoveries; LIDs that changed since are followed as always
+  // (an unreachable port asks for a rediscovery).
+  std::filesystem::path cache_file;
+  std::chrono::seconds cache_max_age{0};
 };
 
+// A discovery through libibnetdisc. With `cache_file` set, the cache is written after it, and
+// read instead of it when young enough: Topology::from_cache and ::cache_error tell.
 Result<Topology> discover(const DiscoveryOptions& options);
 
 }  // namespace ibpulse::collector

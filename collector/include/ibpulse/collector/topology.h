@@ -4,6 +4,7 @@
 //
 // Thread safety: value types; a Topology is immutable once built and may be shared.
 
+#include <chrono>
 #include <compare>
 #include <cstddef>
 #include <cstdint>
@@ -85,6 +86,11 @@ struct Topology {
     std::string local_port;  // "mlx5_0:1"
   };
   std::vector<Subnet> subnets;
+  // Read from a discovery cache (discovery.h) rather than discovered, and how old the cache
+  // was; why the cache could not be read or written, when it could not (the discovery went on).
+  bool from_cache = false;
+  std::chrono::seconds cache_age{0};
+  std::string cache_error;
 
   // The subnet a port came from (null when the daemon has not named its subnets), and the
   // port's subnet prefix: its PortInfo GID prefix, or its subnet's when the port has no link
