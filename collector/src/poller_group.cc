@@ -35,6 +35,46 @@ void add_poller_stats(PollerStats& a, const PollerStats& b) {
   add_mad_stats(a.mad, b.mad);
 }
 
+SweepSummary sum_round(std::vector<std::optional<SweepSummary>>& round) {
+  SweepSummary whole;
+  for (auto& part : round) {
+    if (!part) continue;
+    whole.ports += part->ports;
+    whole.stale += part->stale;
+    whole.seconds = std::max(whole.seconds, part->seconds);
+    whole.lag_seconds = std::max(whole.lag_seconds, part->lag_seconds);
+    part.reset();
+  }
+  return whole;
+}
+
+Status run_together(size_t count,
+                    const std::function<Status(size_t, const std::atomic<bool>&)>& run,
+                    const std::atomic<bool>& stop) {
+  std::atomic<bool> stop_all{false};
+  std::vector<Status> results(count, Status{Ok{}});
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < count; ++i) {
+    threads.emplace_back([&, i] {
+      results[i] = run(i, stop_all);
+      if (!results[i]) stop_all.store(true);
+    });
+  }
+  std::thread watcher([&] {
+    while (!stop.load() && !stop_all.load())
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    stop_all.store(true);
+  });
+  results[0] = run(0, stop_all);
+  stop_all.store(true);
+  watcher.join();
+  for (auto& t : threads)
+    t.join();
+  for (auto& r : results)
+    if (!r) return r;
+  return Ok{};
+}
+
 PollerGroup::PollerGroup(PollerOptions options, std::vector<LocalPort> ports,
                          std::vector<SampleRing*> rings, PollerEvents events, ClearRing* clears,
                          PollerBackend backend)
@@ -80,15 +120,8 @@ void PollerGroup::sweep_done(size_t index, const SweepSummary& summary) {
     round_[index] = summary;
     for (size_t i = 0; i < round_.size(); ++i)
       if (split_->up(i) && !round_[i]) return;  // a port that is up has not finished its part
+    whole = sum_round(round_);
     whole.number = ++sweeps_;
-    for (auto& part : round_) {
-      if (!part) continue;
-      whole.ports += part->ports;
-      whole.stale += part->stale;
-      whole.seconds = std::max(whole.seconds, part->seconds);
-      whole.lag_seconds = std::max(whole.lag_seconds, part->lag_seconds);
-      part.reset();
-    }
     last_sweep_ = whole;
   }
   if (events_.sweep_done) events_.sweep_done(whole);
@@ -112,29 +145,9 @@ void PollerGroup::finish() {
 
 Status PollerGroup::run(const std::atomic<bool>& stop) {
   if (pollers_.size() == 1) return pollers_[0]->run(stop);
-  // Each poller on its own thread; one that cannot start stops the others.
-  std::atomic<bool> stop_all{false};
-  std::vector<Status> results(pollers_.size(), Status{Ok{}});
-  std::vector<std::thread> threads;
-  for (size_t i = 1; i < pollers_.size(); ++i) {
-    threads.emplace_back([&, i] {
-      results[i] = pollers_[i]->run(stop_all);
-      if (!results[i]) stop_all.store(true);
-    });
-  }
-  std::thread watcher([&] {
-    while (!stop.load() && !stop_all.load())
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    stop_all.store(true);
-  });
-  results[0] = pollers_[0]->run(stop_all);
-  stop_all.store(true);
-  watcher.join();
-  for (auto& t : threads)
-    t.join();
-  for (auto& r : results)
-    if (!r) return r;
-  return Ok{};
+  return run_together(
+      pollers_.size(), [this](size_t i, const std::atomic<bool>& s) { return pollers_[i]->run(s); },
+      stop);
 }
 
 PollerStats PollerGroup::stats() const {

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <thread>
 
 namespace ibpulse::collector {
 
@@ -103,15 +102,8 @@ void SubnetSet::sweep_done(size_t index, const SweepSummary& summary) {
     // subnet. (A subnet whose first discovery fails stops the start, as with one subnet.)
     for (const auto& part : round_)
       if (!part) return;
+    whole = sum_round(round_);
     whole.number = ++sweeps_;
-    for (auto& part : round_) {
-      if (!part) continue;
-      whole.ports += part->ports;
-      whole.stale += part->stale;
-      whole.seconds = std::max(whole.seconds, part->seconds);
-      whole.lag_seconds = std::max(whole.lag_seconds, part->lag_seconds);
-      part.reset();
-    }
     last_sweep_ = whole;
   }
   if (events_.sweep_done) events_.sweep_done(whole);
@@ -135,29 +127,9 @@ void SubnetSet::finish() {
 
 Status SubnetSet::run(const std::atomic<bool>& stop) {
   if (groups_.size() == 1) return groups_[0]->run(stop);
-  // One thread per further subnet; one that cannot start stops the others.
-  std::atomic<bool> stop_all{false};
-  std::vector<Status> results(groups_.size(), Status{Ok{}});
-  std::vector<std::thread> threads;
-  for (size_t i = 1; i < groups_.size(); ++i) {
-    threads.emplace_back([&, i] {
-      results[i] = groups_[i]->run(stop_all);
-      if (!results[i]) stop_all.store(true);
-    });
-  }
-  std::thread watcher([&] {
-    while (!stop.load() && !stop_all.load())
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    stop_all.store(true);
-  });
-  results[0] = groups_[0]->run(stop_all);
-  stop_all.store(true);
-  watcher.join();
-  for (auto& t : threads)
-    t.join();
-  for (auto& r : results)
-    if (!r) return r;
-  return Ok{};
+  return run_together(
+      groups_.size(), [this](size_t i, const std::atomic<bool>& s) { return groups_[i]->run(s); },
+      stop);
 }
 
 PollerStats SubnetSet::stats() const {

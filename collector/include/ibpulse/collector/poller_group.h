@@ -16,8 +16,10 @@
 // be called from any thread.
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "ibpulse/collector/poller.h"
@@ -28,6 +30,17 @@ namespace ibpulse::collector {
 void add_mad_stats(MadStats& a, const MadStats& b);
 // Adds `b`'s counts, ports and nodes polled to `a`: not sweeps, local ports or subnets.
 void add_poller_stats(PollerStats& a, const PollerStats& b);
+
+// One sweep made of parts (local ports, subnets): ports and stale summed, seconds and lag the
+// longest; the parts are emptied for the next round. Numbered by the caller.
+SweepSummary sum_round(std::vector<std::optional<SweepSummary>>& round);
+
+// Runs `run(i, stop_all)` for i in [0, count): 0 on this thread, the others on threads of
+// their own, until `stop` is set or one of them returns (one that cannot start stops the
+// others). The first error, else Ok.
+Status run_together(size_t count,
+                    const std::function<Status(size_t, const std::atomic<bool>&)>& run,
+                    const std::atomic<bool>& stop);
 
 class PollerGroup {
  public:
