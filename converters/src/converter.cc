@@ -433,25 +433,35 @@ Outcome Converter::apply_field(PortState& p, const RawSample& s, const schema::F
                                size_t i, ApplyEvents& events) {
   const bool wide = s.attribute == Attribute::kPortCountersExtended;
   const Reading r{s.values[i], f.width, f.scale, wide ? Source::kWide : Source::kNarrow};
-  const bool core = c < kCoreCounterCount;
-  if (!core && (!p.extra || p.extra.use_count() > 1)) {
+  const bool cleared = s.cleared >> i & 1;
+  if (c < kCoreCounterCount) return apply_reading(p, p.core[c], r, cleared, events);
+
+  // Extra counters are kept in 16 bytes (ExtraCounterState): widened for the rules, then stored.
+  const size_t e = c - kCoreCounterCount;
+  const ExtraCounterState before = p.extra ? (*p.extra)[e] : ExtraCounterState{};
+  CounterState st = before.widen();
+  const Outcome out = apply_reading(p, st, r, cleared, events);
+  ExtraCounterState after;
+  after.assign(st);
+  // Most per-VL, per-lane and error counters stay still between reads: an unchanged one leaves
+  // the block shared with the snapshots that hold it, instead of copying all of it.
+  if (p.extra && after == before) return out;
+  writable_extra(p)[e] = after;
+  return out;
+}
+
+std::vector<ExtraCounterState>& Converter::writable_extra(PortState& p) {
+  if (!p.extra || p.extra.use_count() > 1) {
     // Snapshots share the extra counters: copy before writing if one still holds them.
     p.extra = p.extra
                   ? std::make_shared<std::vector<ExtraCounterState>>(*p.extra)
                   : std::make_shared<std::vector<ExtraCounterState>>(schema::extra_counter_count());
-  } else if (!core) {
+  } else {
     // Written in place: no snapshot holds it any more. The acquire pairs with the release in
     // the readers' last shared_ptr drop, so their reads happen before our writes.
     std::atomic_thread_fence(std::memory_order_acquire);
   }
-
-  if (core) return apply_reading(p, p.core[c], r, s.cleared >> i & 1, events);
-  // Extra counters are kept in 16 bytes (ExtraCounterState): widened for the rules, then stored.
-  ExtraCounterState& extra = (*p.extra)[c - kCoreCounterCount];
-  CounterState st = extra.widen();
-  const Outcome out = apply_reading(p, st, r, s.cleared >> i & 1, events);
-  extra.assign(st);
-  return out;
+  return *p.extra;
 }
 
 Outcome Converter::apply_reading(PortState& p, CounterState& st, const Reading& r, bool cleared,

@@ -228,6 +228,38 @@ TEST(Converter, SnapshotsCarryDerivedValuesUtilisationAndSharedExtras) {
   EXPECT_EQ((*c.snapshot(t0 + 2s)->find(kPort)->extra)[index].total, 80u);
 }
 
+// A read that changes no per-VL / per-lane counter leaves the block the snapshots hold shared:
+// on a healthy fabric most of them stay still, and a copy per port and read would double them.
+TEST(Converter, UnchangedExtraCountersStaySharedWithSnapshots) {
+  auto topo = std::make_shared<collector::Topology>();
+  collector::Port p;
+  p.key = kPort;
+  topo->ports.push_back(p);
+  Converter c({});
+  c.set_topology(topo);
+  const size_t vl3 = field(Attribute::kPortVLXmitWaitCounters, "PortVLXmitWait3");
+  const size_t vl5 = field(Attribute::kPortVLXmitWaitCounters, "PortVLXmitWait5");
+  RawSample vl = sample(Attribute::kPortVLXmitWaitCounters, t0);
+  vl.values[vl3] = 77;
+  c.apply(vl);
+  const auto first = c.snapshot(t0);
+  vl.received = t0 + 1s;
+  c.apply(vl);  // the same values again
+  const auto second = c.snapshot(t0 + 1s);
+  ASSERT_TRUE(first->find(kPort)->extra);
+  EXPECT_EQ(first->find(kPort)->extra, second->find(kPort)->extra) << "no copy for no change";
+
+  vl.received = t0 + 2s;
+  vl.values[vl5] = 1;
+  c.apply(vl);
+  const auto third = c.snapshot(t0 + 2s);
+  const size_t index =
+      schema::sinks_of(Attribute::kPortVLXmitWaitCounters)[vl5].counter - schema::kCoreCounterCount;
+  EXPECT_NE(second->find(kPort)->extra, third->find(kPort)->extra);
+  EXPECT_EQ((*second->find(kPort)->extra)[index].total, 0u) << "published snapshots never change";
+  EXPECT_EQ((*third->find(kPort)->extra)[index].total, 1u);
+}
+
 // ExtraCounterState keeps a last raw reading in 32 bits: every per-VL / per-lane counter must
 // be a field of at most 32 bits with no 64-bit copy.
 TEST(Converter, ExtraCountersFitTheirCompactState) {

@@ -45,6 +45,7 @@ struct ExtraCounterState {
     source = s.source;
     saturated = s.saturated;
   }
+  bool operator==(const ExtraCounterState&) const = default;
 };
 static_assert(sizeof(ExtraCounterState) == 16);
 

@@ -160,6 +160,8 @@ class Converter {
                       size_t counter, size_t index, ApplyEvents& events);
   Outcome apply_reading(PortState& p, CounterState& st, const Reading& r, bool cleared,
                         ApplyEvents& events);
+  // The port's per-VL / per-lane block, its own copy if a snapshot still shares it.
+  static std::vector<ExtraCounterState>& writable_extra(PortState& p);
   void note_clear_window(PortState& p, const collector::RawSample& s, Clock::duration dt);
   bool maybe_ask_clear(PortState& p, const collector::RawSample& s);
   void apply_vl_sample(const collector::RawSample& s);
