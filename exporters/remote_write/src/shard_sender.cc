@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "ibpulse/base/thread_name.h"
+#include "ibpulse/base/thread_priority.h"
 #include "ibpulse/exporters/remote_write/http_client.h"
 
 namespace ibpulse::exporters::remote_write {
@@ -40,6 +41,8 @@ ShardSender::ShardSender(const Endpoint& endpoint, unsigned shard, ShardQueue& q
     : endpoint_(endpoint), shard_(shard), queue_(queue), counters_(counters) {
   thread_ = std::thread([this] {
     name_this_thread(fmt::format("ibp-rw-send{}", shard_));
+    // Encoding and compressing yield to polling too (writer.cc).
+    if (!lower_this_thread_priority()) spdlog::debug("event=thread_priority_unchanged");
     run();
   });
 }

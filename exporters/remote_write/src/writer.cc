@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "ibpulse/base/thread_name.h"
+#include "ibpulse/base/thread_priority.h"
 #include "ibpulse/exporters/remote_write/change_filter.h"
 #include "ibpulse/exporters/remote_write/encoder.h"
 #include "ibpulse/exporters/remote_write/shard_sender.h"
@@ -140,6 +141,9 @@ std::unique_ptr<RemoteWriter> RemoteWriter::start(const WriterOptions& options,
 void RemoteWriter::follow(const converters::SnapshotStore& store) {
   thread_ = std::thread([this, &store] {
     name_this_thread("ibp-rw-read");
+    // Rendering and filtering a large fabric's snapshot takes a core for a second or more:
+    // it yields to polling and converting, and skips snapshots it had no time for.
+    if (!lower_this_thread_priority()) spdlog::debug("event=thread_priority_unchanged");
     std::shared_ptr<const converters::FabricSnapshot> last;
     while (!stop_.load()) {
       auto snap = store.load();
