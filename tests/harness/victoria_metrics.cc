@@ -21,9 +21,41 @@ using namespace std::chrono_literals;
 
 std::atomic<int> g_runs{0};
 
+// GETs `url` with python3's urllib, trusting `ca` (none: the system's CAs) and sending basic
+// auth when `user` is given; answers as http_get_url does.
+std::string fetch_with(const std::string& url, const std::vector<std::string>& params,
+                       const std::string& ca, const std::string& user,
+                       const std::string& password) {
+  std::vector<std::string> argv = {
+      "python3",
+      "-c",
+      "import sys, ssl, base64, urllib.request, urllib.parse, urllib.error\n"
+      "url, ca, user, password = sys.argv[1:5]\n"
+      "params = [tuple(a.split('=', 1)) for a in sys.argv[5:]]\n"
+      "if params: url += '?' + urllib.parse.urlencode(params)\n"
+      "req = urllib.request.Request(url)\n"
+      "if user: req.add_header('Authorization', 'Basic ' + "
+      "base64.b64encode((user + ':' + password).encode()).decode())\n"
+      "ctx = ssl.create_default_context(cafile=ca) if ca else None\n"
+      "try:\n"
+      " sys.stdout.write(urllib.request.urlopen(req, timeout=20, context=ctx).read().decode())\n"
+      "except urllib.error.HTTPError as e:\n"
+      " sys.stdout.write('HTTP %d %s' % (e.code, e.read().decode()))\n"
+      "except Exception as e:\n"
+      " sys.stdout.write('ERROR %s' % e)\n",
+      url,
+      ca,
+      user,
+      password};
+  argv.insert(argv.end(), params.begin(), params.end());
+  const auto run = sim::run_command(argv, {}, 30s);
+  if (!run) return "ERROR " + run.error();
+  return run->out;
+}
+
 }  // namespace
 
-VictoriaMetrics::VictoriaMetrics() {
+VictoriaMetrics::VictoriaMetrics(Options options) : options_(std::move(options)) {
   dir_ = std::filesystem::temp_directory_path() /
          ("ibpulse-vm-" + std::to_string(::getpid()) + "-" + std::to_string(g_runs++));
   std::filesystem::remove_all(dir_);
@@ -41,12 +73,20 @@ void VictoriaMetrics::start() {
   const auto program = sim::find_program("victoria-metrics");
   if (!program || port_ == 0 || pid_ > 0) return;
   // Queries see the newest samples at once (latency offset 0, no cache): tests wait for them.
-  const std::vector<std::string> args = {program->string(),
-                                         "-httpListenAddr=127.0.0.1:" + std::to_string(port_),
-                                         "-storageDataPath=" + (dir_ / "data").string(),
-                                         "-search.latencyOffset=0s",
-                                         "-search.disableCache",
-                                         "-loggerLevel=WARN"};
+  std::vector<std::string> args = {program->string(),
+                                   "-httpListenAddr=127.0.0.1:" + std::to_string(port_),
+                                   "-storageDataPath=" + (dir_ / "data").string(),
+                                   "-search.latencyOffset=0s",
+                                   "-search.disableCache",
+                                   "-loggerLevel=WARN"};
+  if (!options_.tls_cert_file.empty()) {
+    args.insert(args.end(), {"-tls", "-tlsCertFile=" + options_.tls_cert_file.string(),
+                             "-tlsKeyFile=" + options_.tls_key_file.string()});
+  }
+  if (!options_.username.empty()) {
+    args.insert(args.end(), {"-httpAuth.username=" + options_.username,
+                             "-httpAuth.password=" + options_.password});
+  }
   // Appended: a restart after stop() keeps the earlier log.
   pid_ = spawn_tied_child(args[0], args, dir_ / "vm.log", {.append_log = true});
 }
@@ -59,7 +99,7 @@ void VictoriaMetrics::stop() {
 bool VictoriaMetrics::wait_ready(std::chrono::milliseconds timeout) const {
   if (pid_ <= 0) return false;
   const auto until = std::chrono::steady_clock::now() + timeout;
-  while (http_get_url(url("/health")).find("OK") == std::string::npos) {
+  while (get("/health").find("OK") == std::string::npos) {
     if (std::chrono::steady_clock::now() > until || ::waitpid(pid_, nullptr, WNOHANG) != 0)
       return false;
     std::this_thread::sleep_for(100ms);
@@ -72,21 +112,30 @@ std::string VictoriaMetrics::log() const {
 }
 
 std::string VictoriaMetrics::url(const std::string& path) const {
-  return "http://127.0.0.1:" + std::to_string(port_) + path;
+  const char* scheme = options_.tls_cert_file.empty() ? "http" : "https";
+  return std::string(scheme) + "://127.0.0.1:" + std::to_string(port_) + path;
+}
+
+std::string VictoriaMetrics::get(const std::string& path,
+                                 const std::vector<std::string>& params) const {
+  if (options_.tls_cert_file.empty() && options_.username.empty())
+    return http_get_url(url(path), params);
+  return fetch_with(url(path), params, options_.tls_ca_file.string(), options_.username,
+                    options_.password);
 }
 
 nlohmann::json VictoriaMetrics::query(const std::string& expr) const {
   const auto answer =
-      nlohmann::json::parse(http_get_url(url("/api/v1/query"), {"query=" + expr}), nullptr, false);
+      nlohmann::json::parse(get("/api/v1/query", {"query=" + expr}), nullptr, false);
   if (answer.is_discarded() || answer.value("status", "") != "success") return nullptr;
   return answer.at("data").at("result");
 }
 
 std::vector<nlohmann::json> VictoriaMetrics::export_series(const std::string& match, double start,
                                                            double end) const {
-  std::istringstream lines(http_get_url(
-      url("/api/v1/export"),
-      {"match[]=" + match, "start=" + std::to_string(start), "end=" + std::to_string(end)}));
+  std::istringstream lines(
+      get("/api/v1/export",
+          {"match[]=" + match, "start=" + std::to_string(start), "end=" + std::to_string(end)}));
   std::vector<nlohmann::json> out;
   for (std::string line; std::getline(lines, line);) {
     auto j = nlohmann::json::parse(line, nullptr, false);

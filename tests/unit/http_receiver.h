@@ -1,7 +1,8 @@
 #pragma once
 // A tiny HTTP/1.1 server on 127.0.0.1:0 for remote-write tests: answers each POST with the
 // status `answer(n)` gives for the n-th request (0-based) and keeps every request's headers
-// and body. One thread per connection (curl keeps connections alive, one per shard).
+// and body (Request::header() reads one header's values). One thread per connection (curl keeps
+// connections alive, one per shard).
 //
 // Thread safety: the accessors may be called from the test thread while connections run.
 #include <arpa/inet.h>
@@ -10,12 +11,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -27,6 +31,30 @@ class HttpReceiver {
     std::string head;  // request line and headers
     std::string body;
     size_t connection = 0;  // which connection it came on (0, 1, ... in accept order)
+
+    // The values of every `name:` header line (name case-insensitive, as HTTP has it), in
+    // order, without the white space around them: one entry per line the client sent.
+    std::vector<std::string> header(std::string_view name) const {
+      std::vector<std::string> values;
+      size_t at = head.find("\r\n");  // the request line is not a header
+      while (at != std::string::npos) {
+        const size_t start = at + 2;
+        at = head.find("\r\n", start);
+        const std::string line = head.substr(start, at == std::string::npos ? at : at - start);
+        const size_t colon = line.find(':');
+        if (colon != name.size() ||
+            !std::equal(name.begin(), name.end(), line.begin(), [](char a, char b) {
+              return std::tolower(static_cast<unsigned char>(a)) ==
+                     std::tolower(static_cast<unsigned char>(b));
+            })) {
+          continue;
+        }
+        const size_t first = line.find_first_not_of(" \t", colon + 1);
+        const size_t last = line.find_last_not_of(" \t");
+        values.push_back(first == std::string::npos ? "" : line.substr(first, last + 1 - first));
+      }
+      return values;
+    }
   };
 
   // keep_bodies false: bodies are only counted (bytes()), for benchmarks.

@@ -1,9 +1,13 @@
 // Remote write against a tiny local receiver: the retry policy (5xx and network errors retried
-// with backoff, 4xx not), sharding, timestamps from the readings and stale markers.
+// with backoff, 4xx not), a receiver map's headers and credentials on the wire, sharding,
+// timestamps from the readings and stale markers.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <bit>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -87,6 +91,79 @@ TEST(RemoteWriteSender, NetworkErrorsAreRetried) {
   ASSERT_TRUE(eventually([&] { return counters.retries.load() >= 3; }));
   EXPECT_EQ(queue.samples(), 1u);  // still held for the next attempt
   EXPECT_EQ(counters.failed.load(), 0u);
+}
+
+// A receiver map's headers and credentials as they reach the receiver: parse_endpoint reads
+// the secret files as the daemon's configuration does, one HttpClient POST goes out, and the
+// receiver keeps the request's head.
+class RemoteWriteAuth : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    static std::atomic<int> runs{0};
+    dir_ = std::filesystem::temp_directory_path() /
+           ("ibpulse-rw-auth-" + std::to_string(::getpid()) + "-" + std::to_string(runs++));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  // A file of this test's directory holding `text`: its path.
+  std::string file(const std::string& name, const std::string& text) const {
+    std::ofstream(dir_ / name) << text;
+    return (dir_ / name).string();
+  }
+  // One POST through the receiver map `fields` (JSON members besides the url) configure: the
+  // request as the receiver got it.
+  HttpReceiver::Request post_once(const std::string& fields) {
+    auto e = parse_endpoint(R"({"url": ")" + receiver_.url() + "\", " + fields + "}");
+    if (!e) {
+      ADD_FAILURE() << e.error();
+      return {};
+    }
+    HttpClient client(*e);
+    const HttpResult r = client.post("body");
+    EXPECT_EQ(r.status, 204) << r.error;
+    const auto got = receiver_.requests();  // kept before the answer went out
+    EXPECT_EQ(got.size(), 1u);
+    return got.empty() ? HttpReceiver::Request{} : got.back();
+  }
+
+  using Values = std::vector<std::string>;
+  HttpReceiver receiver_{[](size_t) { return 204; }};
+  std::filesystem::path dir_;
+};
+
+TEST_F(RemoteWriteAuth, ConfiguredHeadersAndTheBearerTokenFromItsFileAreSent) {
+  const std::string token = file("token", "tok-9f8e7d\n");
+  const auto r = post_once(R"("headers": {"X-Scope-OrgID": "tenant-a", "X-Fabric": "rail 2"},
+      "bearer-token-file": ")" +
+                           token + "\"");
+  EXPECT_EQ(r.header("X-Scope-OrgID"), Values{"tenant-a"}) << r.head;
+  EXPECT_EQ(r.header("X-Fabric"), Values{"rail 2"}) << r.head;
+  EXPECT_EQ(r.header("Authorization"), Values{"Bearer tok-9f8e7d"}) << r.head;  // no newline
+  // The protocol's own headers stay beside them.
+  EXPECT_EQ(r.header("Content-Encoding"), Values{"snappy"}) << r.head;
+  EXPECT_EQ(r.header("X-Prometheus-Remote-Write-Version"), Values{"0.1.0"}) << r.head;
+}
+
+TEST_F(RemoteWriteAuth, BasicAuthWithAPasswordFileIsSent) {
+  const std::string password = file("password", "hunter2\n");
+  const auto r = post_once(R"("username": "ibpulse", "password-file": ")" + password + "\"");
+  // base64("ibpulse:hunter2"): the file's trailing newline is not part of the password.
+  EXPECT_EQ(r.header("Authorization"), Values{"Basic aWJwdWxzZTpodW50ZXIy"}) << r.head;
+}
+
+TEST_F(RemoteWriteAuth, BasicAuthWithAPasswordInTheMapIsSent) {
+  const auto r = post_once(R"("username": "mimir-writer", "password": "p@ss:w0rd",
+      "headers": {"X-Scope-OrgID": "tenant-a"})");
+  // base64("mimir-writer:p@ss:w0rd")
+  EXPECT_EQ(r.header("Authorization"), Values{"Basic bWltaXItd3JpdGVyOnBAc3M6dzByZA=="}) << r.head;
+  EXPECT_EQ(r.header("X-Scope-OrgID"), Values{"tenant-a"}) << r.head;
+}
+
+TEST_F(RemoteWriteAuth, WithoutCredentialsNoAuthorizationIsSent) {
+  const auto r = post_once(R"("headers": {"X-Scope-OrgID": "tenant-b"})");
+  EXPECT_EQ(r.header("Authorization"), Values{}) << r.head;
+  EXPECT_EQ(r.header("X-Scope-OrgID"), Values{"tenant-b"}) << r.head;
 }
 
 TEST(RemoteWriteBackoff, DoublesUpToTheMaximum) {
