@@ -123,6 +123,7 @@ class UmadEngine final : public MadEngine {
   }
 
   bool idle() const override { return queued_ == 0 && in_flight_ == 0; }
+  size_t queued() const override { return queued_; }
   const MadStats& stats() const override { return stats_; }
   const MadEngineOptions& options() const override { return options_; }
 

@@ -100,8 +100,8 @@ void Scheduler::update(const Topology& topology, Clock::time_point now) {
   }
 }
 
-void Scheduler::take_due(Clock::time_point now, std::vector<Item>& out) {
-  while (!heap_.empty() && heap_.top().due <= now) {
+void Scheduler::take_due(Clock::time_point now, std::vector<Item>& out, size_t max) {
+  for (size_t taken = 0; taken < max && !heap_.empty() && heap_.top().due <= now;) {
     const Entry e = heap_.top();
     heap_.pop();
     Slot& s = slots_[e.slot];
@@ -109,6 +109,7 @@ void Scheduler::take_due(Clock::time_point now, std::vector<Item>& out) {
     s.taken = true;
     s.last_due = e.due;
     out.push_back(Item{s.port, s.group, e.slot, s.port_index, s.generation});
+    ++taken;
   }
 }
 

@@ -72,6 +72,36 @@ TEST(PollerFake, TheWindowIsNeverExceeded) {
   EXPECT_EQ(h.sweeps.back().stale, 0u);
 }
 
+// A fabric far slower than the intervals has every port due at once: the reads wait in the
+// scheduler, and the engine holds a bounded backlog of unsent requests (poller.cc issue_due),
+// not a whole sweep's (at 70,000 ports that was 260 MB of requests).
+TEST(PollerFake, ASlowFabricsBacklogWaitsInTheSchedulerNotInTheEngine) {
+  PollerHarness h;
+  uint16_t lid = 100;
+  size_t linked = kLinkedPorts;
+  for (uint64_t s = 0; s < 40; ++s) {
+    const uint64_t sw = 0x0002c90400000000ull + s;
+    h.fabric.add_switch(sw, lid++, 36);
+    for (uint8_t p = 1; p <= 33; ++p) {
+      const uint64_t hca = 0x0002c90500000000ull + s * 64 + p;
+      h.fabric.add_hca(hca, lid++);
+      h.fabric.link({hca, 1}, {sw, p});
+      linked += 2;
+    }
+  }
+  h.options.intervals.counters = 10ms;
+  h.options.intervals.details = 10ms;  // reads are spread over an interval: 10 ms is at once
+  ASSERT_TRUE(h.run(2).ok());
+  ASSERT_EQ(h.sweeps.size(), 2u);
+  EXPECT_EQ(h.sweeps[1].ports, linked);
+  EXPECT_EQ(h.sweeps[1].stale, 0u);
+  // 2,646 linked ports, each with PortCounters, PortCountersExtended and seven detail
+  // attributes due in the first sweep: 23,800 requests; the backlog is 16,384 plus one take
+  // (64 items of at most 9 reads).
+  EXPECT_GT(h.fabric.max_queued, 16384u) << "the bound was reached";
+  EXPECT_LE(h.fabric.max_queued, 16384u + 64u * 9u);
+}
+
 TEST(PollerFake, RetriesLostAttemptsAndCountsThem) {
   PollerHarness h;
   h.fabric.node(kHca1.node_guid).loss = 0.3;

@@ -36,6 +36,7 @@ void FakeMadEngine::submit(const MadRequest& request) {
   pending_[id] = Pending{request, 0, id};
   queues_[request.node].push_back(id);
   ++queued_;
+  fabric_.max_queued = std::max(fabric_.max_queued, queued_);
 }
 
 bool FakeMadEngine::lost(double loss) {

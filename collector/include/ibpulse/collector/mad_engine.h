@@ -103,6 +103,8 @@ class MadEngine {
   virtual size_t poll(std::chrono::milliseconds max_wait, const CompletionFn& on_done) = 0;
 
   virtual bool idle() const = 0;
+  // Requests submitted and not sent yet (waiting for the window or their node's limit).
+  virtual size_t queued() const = 0;
   virtual const MadStats& stats() const = 0;
   virtual const MadEngineOptions& options() const = 0;
 };

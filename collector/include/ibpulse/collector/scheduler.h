@@ -53,9 +53,10 @@ class Scheduler {
   // port 0 (present only when its counters were asked for) is read with the counters group.
   void update(const Topology& topology, Clock::time_point now);
 
-  // Appends the items due at `now` to `out`. A taken item is not due again until done() says
-  // its reads completed, so a fabric slower than the intervals never piles up reads.
-  void take_due(Clock::time_point now, std::vector<Item>& out);
+  // Appends the items due at `now` to `out`, the longest due first, at most `max` of them (the
+  // others stay due). A taken item is not due again until done() says its reads completed, so
+  // a fabric slower than the intervals never piles up reads.
+  void take_due(Clock::time_point now, std::vector<Item>& out, size_t max = SIZE_MAX);
   std::vector<Item> take_due(Clock::time_point now);
 
   // The reads of a taken item completed: it is next due one interval after its last due time,

@@ -82,6 +82,8 @@ class FakeFabric {
   void note_attempt(const MadRequest& request);
   // The most attempts the engine ever had outstanding at once, to every node together.
   unsigned max_in_flight = 0;
+  // The most requests the engine ever held submitted and not yet sent.
+  size_t max_queued = 0;
   WireRecord& wire(uint64_t guid) { return nodes_.at(guid).wire; }
   const WireRecord& wire(uint64_t guid) const { return nodes_.at(guid).wire; }
   // Attempts sent to `port`'s PMA for `attribute` (ClassPortInfo: port 0).

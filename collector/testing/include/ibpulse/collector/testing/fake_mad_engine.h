@@ -49,6 +49,7 @@ class FakeMadEngine final : public MadEngine {
   void submit(const MadRequest& request) override;
   size_t poll(std::chrono::milliseconds max_wait, const CompletionFn& on_done) override;
   bool idle() const override { return queued_ == 0 && flights_.empty(); }
+  size_t queued() const override { return queued_; }
   const MadStats& stats() const override { return stats_; }
   const MadEngineOptions& options() const override { return options_; }
   // The engine's local port is down (unplugged, its HCA failed): every attempt comes back
