@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "daemon_client.h"
+#include "eventually.h"
 #include "sim_fabric.h"
 #include "tied_child.h"
 #include "victoria_metrics.h"
@@ -29,17 +30,6 @@ namespace fs = std::filesystem;
 
 SimFabric& fabric() {
   return SimFabricEnvironment::fabric();
-}
-
-// Polls `done` every 250 ms until it holds or `timeout` passes.
-template <typename Done>
-bool eventually(Done done, std::chrono::milliseconds timeout = 60s) {
-  const auto until = std::chrono::steady_clock::now() + timeout;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(250ms);
-  }
-  return true;
 }
 
 // `name{...} value` of a /metrics text whose labels are `labels` exactly (-1: absent).

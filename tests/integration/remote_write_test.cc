@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "daemon_client.h"
+#include "eventually.h"
 #include "http_receiver.h"
 #include "prometheus_server.h"
 #include "sim_fabric.h"
@@ -31,17 +32,6 @@ SimFabric& fabric() {
 
 double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-// Polls `done` every 250 ms until it holds or `timeout` passes.
-template <typename Done>
-bool eventually(Done done, std::chrono::milliseconds timeout = 60s) {
-  const auto until = std::chrono::steady_clock::now() + timeout;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(250ms);
-  }
-  return true;
 }
 
 std::vector<std::string> daemon_args(const std::string& url, std::vector<std::string> extra = {}) {
