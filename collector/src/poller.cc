@@ -33,11 +33,11 @@ struct Context {
 };
 
 constexpr uint32_t kSamplerItem = UINT32_MAX;
-constexpr uint32_t kClearItem = UINT32_MAX - 1;
-// Due items are taken this many at a time while the engine's backlog has room (poller.cc's
-// issue_due), and the backlog is at least kMinBacklog requests (~4 MB).
+constexpr uint32_t kClearItem = UINT32_MAX - 1;  // a Set clearing counters the converter asked
+// Due items are taken this many at a time while the engine's backlog has room (issue_due),
+// and the backlog is at least kMinBacklog requests (~4 MB).
 constexpr size_t kItemsPerTake = 64;
-constexpr size_t kMinBacklog = 16384;  // a Set clearing counters the converter asked
+constexpr size_t kMinBacklog = 16384;
 
 // A port sampled on the operator's request, and its sample in progress.
 struct SampledPort {
