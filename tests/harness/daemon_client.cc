@@ -129,20 +129,30 @@ struct Fetched {
 // GETs `url` with python3's urllib (a project dependency). The script writes a status line
 // ("OK", "HTTP <code>" or "ERROR") and then the body or the error, so a body is never taken for
 // a status.
-Fetched fetch(const std::string& url, const std::vector<std::string>& params) {
+Fetched fetch(const std::string& url, const std::vector<std::string>& params,
+              const HttpAccess& access) {
   std::vector<std::string> argv = {
-      "python3", "-c",
-      "import sys, urllib.request, urllib.parse, urllib.error\n"
-      "url = sys.argv[1]\n"
-      "params = [tuple(a.split('=', 1)) for a in sys.argv[2:]]\n"
+      "python3",
+      "-c",
+      "import sys, ssl, base64, urllib.request, urllib.parse, urllib.error\n"
+      "url, ca, user, password = sys.argv[1:5]\n"
+      "params = [tuple(a.split('=', 1)) for a in sys.argv[5:]]\n"
       "if params: url += '?' + urllib.parse.urlencode(params)\n"
+      "req = urllib.request.Request(url)\n"
+      "if user: req.add_header('Authorization', 'Basic ' + "
+      "base64.b64encode((user + ':' + password).encode()).decode())\n"
+      "ctx = ssl.create_default_context(cafile=ca) if ca else None\n"
       "try:\n"
-      " sys.stdout.write('OK\\n' + urllib.request.urlopen(url, timeout=20).read().decode())\n"
+      " sys.stdout.write('OK\\n' + urllib.request.urlopen(req, timeout=20, "
+      "context=ctx).read().decode())\n"
       "except urllib.error.HTTPError as e:\n"
       " sys.stdout.write('HTTP %d\\n%s' % (e.code, e.read().decode()))\n"
       "except Exception as e:\n"
       " sys.stdout.write('ERROR\\n%s' % e)\n",
-      url};
+      url,
+      access.ca_file,
+      access.username,
+      access.password};
   argv.insert(argv.end(), params.begin(), params.end());
   const auto run = sim::run_command(argv, {}, 30s);
   if (!run) return {Fetched::kFailed, 0, run.error()};
@@ -162,8 +172,9 @@ Fetched fetch(const std::string& url, const std::vector<std::string>& params) {
 
 }  // namespace
 
-std::string http_get_url(const std::string& url, const std::vector<std::string>& params) {
-  Fetched got = fetch(url, params);
+std::string http_get_url(const std::string& url, const std::vector<std::string>& params,
+                         const HttpAccess& access) {
+  Fetched got = fetch(url, params, access);
   switch (got.kind) {
     case Fetched::kBody:
       return std::move(got.text);
@@ -176,7 +187,7 @@ std::string http_get_url(const std::string& url, const std::vector<std::string>&
 }
 
 std::string http_get(uint16_t port, const std::string& path) {
-  Fetched got = fetch("http://127.0.0.1:" + std::to_string(port) + path, {});
+  Fetched got = fetch("http://127.0.0.1:" + std::to_string(port) + path, {}, {});
   switch (got.kind) {
     case Fetched::kBody:
       return std::move(got.text);

@@ -45,9 +45,15 @@ class Daemon {
 };
 
 std::string read_text_file(const std::filesystem::path& path);
+// How a GET reaches a server that needs more than plain HTTP: the CA an https:// server's
+// certificate must chain to (empty: the system's CAs), and basic auth (empty username: none).
+struct HttpAccess {
+  std::string ca_file, username, password;
+};
 // GET `url` (python3's urllib) with `params` ("name=value", url-encoded into its query): the
 // body, "HTTP <code> <body>" on an HTTP error status, or "ERROR <what>" when no answer came.
-std::string http_get_url(const std::string& url, const std::vector<std::string>& params = {});
+std::string http_get_url(const std::string& url, const std::vector<std::string>& params = {},
+                         const HttpAccess& access = {});
 // GET http://127.0.0.1:<port><path>: the body, "HTTP <code>\n" (status only) on an HTTP error
 // status, or "ERROR <what>" when no answer came.
 std::string http_get(uint16_t port, const std::string& path);

@@ -21,38 +21,6 @@ using namespace std::chrono_literals;
 
 std::atomic<int> g_runs{0};
 
-// GETs `url` with python3's urllib, trusting `ca` (none: the system's CAs) and sending basic
-// auth when `user` is given; answers as http_get_url does.
-std::string fetch_with(const std::string& url, const std::vector<std::string>& params,
-                       const std::string& ca, const std::string& user,
-                       const std::string& password) {
-  std::vector<std::string> argv = {
-      "python3",
-      "-c",
-      "import sys, ssl, base64, urllib.request, urllib.parse, urllib.error\n"
-      "url, ca, user, password = sys.argv[1:5]\n"
-      "params = [tuple(a.split('=', 1)) for a in sys.argv[5:]]\n"
-      "if params: url += '?' + urllib.parse.urlencode(params)\n"
-      "req = urllib.request.Request(url)\n"
-      "if user: req.add_header('Authorization', 'Basic ' + "
-      "base64.b64encode((user + ':' + password).encode()).decode())\n"
-      "ctx = ssl.create_default_context(cafile=ca) if ca else None\n"
-      "try:\n"
-      " sys.stdout.write(urllib.request.urlopen(req, timeout=20, context=ctx).read().decode())\n"
-      "except urllib.error.HTTPError as e:\n"
-      " sys.stdout.write('HTTP %d %s' % (e.code, e.read().decode()))\n"
-      "except Exception as e:\n"
-      " sys.stdout.write('ERROR %s' % e)\n",
-      url,
-      ca,
-      user,
-      password};
-  argv.insert(argv.end(), params.begin(), params.end());
-  const auto run = sim::run_command(argv, {}, 30s);
-  if (!run) return "ERROR " + run.error();
-  return run->out;
-}
-
 }  // namespace
 
 VictoriaMetrics::VictoriaMetrics(Options options) : options_(std::move(options)) {
@@ -118,10 +86,8 @@ std::string VictoriaMetrics::url(const std::string& path) const {
 
 std::string VictoriaMetrics::get(const std::string& path,
                                  const std::vector<std::string>& params) const {
-  if (options_.tls_cert_file.empty() && options_.username.empty())
-    return http_get_url(url(path), params);
-  return fetch_with(url(path), params, options_.tls_ca_file.string(), options_.username,
-                    options_.password);
+  return http_get_url(url(path), params,
+                      {options_.tls_ca_file.string(), options_.username, options_.password});
 }
 
 nlohmann::json VictoriaMetrics::query(const std::string& expr) const {

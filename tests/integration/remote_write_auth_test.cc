@@ -18,6 +18,7 @@
 
 #include "daemon_client.h"
 #include "eventually.h"
+#include "remote_write_checks.h"
 #include "sim_fabric.h"
 #include "tied_child.h"
 #include "victoria_metrics.h"
@@ -32,24 +33,6 @@ SimFabric& fabric() {
   return SimFabricEnvironment::fabric();
 }
 
-// `name{...} value` of a /metrics text whose labels are `labels` exactly (-1: absent).
-double metric_value(const std::string& metrics, const std::string& name,
-                    const std::string& labels) {
-  const std::string head = name + "{" + labels + "} ";
-  const size_t at = metrics.find(head);
-  return at == std::string::npos ? -1 : std::stod(metrics.substr(at + head.size()));
-}
-
-double samples_total(const std::string& metrics, const std::string& url,
-                     const std::string& result) {
-  return metric_value(metrics, "ibpulse_remote_write_samples_total",
-                      "result=\"" + result + "\",url=\"" + url + "\"");
-}
-
-double queue_samples(const std::string& metrics, const std::string& url) {
-  return metric_value(metrics, "ibpulse_remote_write_queue_samples", "url=\"" + url + "\"");
-}
-
 // The first line of `log` that holds `text` ("" when none does).
 std::string line_with(const std::string& log, const std::string& text) {
   const size_t at = log.find(text);
@@ -57,11 +40,6 @@ std::string line_with(const std::string& log, const std::string& text) {
   const size_t start = log.rfind('\n', at);
   return log.substr(start == std::string::npos ? 0 : start + 1,
                     log.find('\n', at) - (start == std::string::npos ? 0 : start + 1));
-}
-
-std::string selector(const std::string& metric, const std::string& node, unsigned port = 1) {
-  return metric + "{node_guid=\"" + guid_text(fabric().port(node, port).node_guid) + "\",port=\"" +
-         std::to_string(port) + "\"}";
 }
 
 constexpr const char* kUser = "ibpulse";
@@ -140,16 +118,7 @@ class RemoteWriteTls : public ::testing::Test {
   // The daemon's flags, with a config file whose only receiver is `receiver` (receiver_map).
   std::vector<std::string> daemon_args(const std::string& receiver) const {
     const std::string config = write("ibpulse.yaml", "remote-write:\n  url:\n" + receiver);
-    return {"--config",
-            config,
-            "--web.listen-address",
-            "127.0.0.1:0",
-            "--state.save-interval",
-            "off",
-            "--poll.counters-interval",
-            "500ms",
-            "--counters.publish-interval",
-            "500ms"};
+    return remote_write_daemon_args({"--config", config});
   }
 
   fs::path dir_;
@@ -167,7 +136,7 @@ TEST_F(RemoteWriteTls, BasicAuthOverHttpsDeliversThePlantedErrorCountExact) {
                                {"password-file", write("password", std::string(kPassword) + "\n")},
                                {"tls-ca-file", path("ca.pem")}})));
   ASSERT_TRUE(d.wait_for("event=ready", 15s)) << d.log();
-  const std::string symbol = selector("infiniband_port_symbol_error_total", "Hca2");
+  const std::string symbol = port_selector(fabric(), "infiniband_port_symbol_error_total", "Hca2");
   EXPECT_TRUE(eventually([&] {
     const auto r = vm.query(symbol);
     return r.is_array() && r.size() == 1 && r[0].at("value")[1] == "437";

@@ -18,6 +18,7 @@
 #include "eventually.h"
 #include "http_receiver.h"
 #include "prometheus_server.h"
+#include "remote_write_checks.h"
 #include "sim_fabric.h"
 #include "victoria_metrics.h"
 
@@ -35,13 +36,8 @@ double unix_now() {
 }
 
 std::vector<std::string> daemon_args(const std::string& url, std::vector<std::string> extra = {}) {
-  std::vector<std::string> args = {"--web.listen-address",        "127.0.0.1:0",
-                                   "--state.save-interval",       "off",
-                                   "--poll.counters-interval",    "500ms",
-                                   "--counters.publish-interval", "500ms",
-                                   "--remote-write.url",          url};
-  args.insert(args.end(), extra.begin(), extra.end());
-  return args;
+  extra.insert(extra.begin(), {"--remote-write.url", url});
+  return remote_write_daemon_args(extra);
 }
 
 // (node_guid, port) of every series of `metric` in a /metrics text, with its value.
@@ -66,18 +62,8 @@ std::set<std::pair<std::string, std::string>> ports_in(const nlohmann::json& res
   return out;
 }
 
-// ibpulse_remote_write_samples_total{result=..., url=...} in a /metrics text (-1: absent).
-double samples_total(const std::string& metrics, const std::string& url,
-                     const std::string& result) {
-  const std::string head =
-      "ibpulse_remote_write_samples_total{result=\"" + result + "\",url=\"" + url + "\"} ";
-  const size_t at = metrics.find(head);
-  return at == std::string::npos ? -1 : std::stod(metrics.substr(at + head.size()));
-}
-
 std::string selector(const std::string& metric, const std::string& node, unsigned port = 1) {
-  return metric + "{node_guid=\"" + guid_text(fabric().port(node, port).node_guid) + "\",port=\"" +
-         std::to_string(port) + "\"}";
+  return port_selector(fabric(), metric, node, port);
 }
 
 TEST(RemoteWriteVictoriaMetrics, EveryPortArrivesAndValuesAreThoseOfMetrics) {
