@@ -70,7 +70,8 @@ std::optional<QueryIfMib> if_mib_of(std::span<const collector::RawSample> sample
 nlohmann::json if_mib_json(const QueryIfMib& v) {
   nlohmann::json out = nlohmann::json::object();
   for (size_t i = 0; i < schema::kDerivedCount; ++i)
-    out[std::string(schema::derived_table()[i].object)] = v.port.derived[i];
+    out[std::string(schema::derived_table()[i].object)] =
+        v.port.value(static_cast<schema::DerivedId>(i));
   if (v.link_bits) {
     out["ifSpeed"] = if_speed(*v.link_bits);
     out["ifHighSpeed"] = if_high_speed(*v.link_bits);
@@ -89,7 +90,8 @@ void print_if_mib(const QueryIfMib& v) {
       "IF-MIB (draft-ietf-ipoib-ibif-mib-00 section 2.4, POH 4, SLP 8), from these readings:\n");
   for (size_t i = 0; i < schema::kDerivedCount; ++i) {
     const auto& d = schema::derived_table()[i];
-    fmt::print("  {:<34} {:>20}  {}\n", d.object, v.port.derived[i], d.help);
+    fmt::print("  {:<34} {:>20}  {}\n", d.object, v.port.value(static_cast<schema::DerivedId>(i)),
+               d.help);
   }
   if (v.link_bits) {
     fmt::print("  {:<34} {:>20}  bits/s{}\n", "ifSpeed", if_speed(*v.link_bits),

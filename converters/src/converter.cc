@@ -438,24 +438,24 @@ Outcome Converter::apply_field(PortState& p, const RawSample& s, const schema::F
 
   // Extra counters are kept in 16 bytes (ExtraCounterState): widened for the rules, then stored.
   const size_t e = c - kCoreCounterCount;
-  const ExtraCounterState before = p.extra ? (*p.extra)[e] : ExtraCounterState{};
+  const ExtraCounterState* stored = p.extra ? p.extra->find(e) : nullptr;
+  const ExtraCounterState before = stored ? *stored : ExtraCounterState{};
   CounterState st = before.widen();
   const Outcome out = apply_reading(p, st, r, cleared, events);
   ExtraCounterState after;
   after.assign(st);
   // Most per-VL, per-lane and error counters stay still between reads: an unchanged one leaves
   // the block shared with the snapshots that hold it, instead of copying all of it.
-  if (p.extra && after == before) return out;
-  writable_extra(p)[e] = after;
+  if (stored && after == before) return out;
+  writable_extra(p).at(e) = after;
   return out;
 }
 
-std::vector<ExtraCounterState>& Converter::writable_extra(PortState& p) {
+ExtraCounters& Converter::writable_extra(PortState& p) {
   if (!p.extra || p.extra.use_count() > 1) {
     // Snapshots share the extra counters: copy before writing if one still holds them.
-    p.extra = p.extra
-                  ? std::make_shared<std::vector<ExtraCounterState>>(*p.extra)
-                  : std::make_shared<std::vector<ExtraCounterState>>(schema::extra_counter_count());
+    p.extra =
+        p.extra ? std::make_shared<ExtraCounters>(*p.extra) : std::make_shared<ExtraCounters>();
   } else {
     // Written in place: no snapshot holds it any more. The acquire pairs with the release in
     // the readers' last shared_ptr drop, so their reads happen before our writes.

@@ -42,30 +42,43 @@ uint64_t link_lanes(uint8_t width) {
   return collector::width_lanes(width);
 }
 
-DerivedTotals if_mib_values(const CoreTotals& t, bool ietf_extended) {
-  const auto c = [&](CounterId id) { return t[schema::index_of(id)]; };
-  DerivedTotals d{};
-  const auto set = [&](DerivedId id, uint64_t v) { d[static_cast<size_t>(id)] = v; };
-  set(DerivedId::kIfInOctets, c(CounterId::kRcvData) + c(CounterId::kRcvPackets) * kPacketOverhead +
-                                  c(CounterId::kRcvFlowPackets) * kSlpOctets);
-  set(DerivedId::kIfOutOctets, c(CounterId::kXmitData) +
-                                   c(CounterId::kXmitPackets) * kPacketOverhead +
-                                   c(CounterId::kXmitFlowPackets) * kSlpOctets);
+uint64_t if_mib_value(const CoreTotals& t, bool ietf_extended, DerivedId id) {
+  const auto c = [&](CounterId counter) { return t[schema::index_of(counter)]; };
   // Discarded packets were counted by the sender's upper layer: the draft adds them to the
   // unicast output count. With the IETF counters, multicast is apart and never counted twice.
-  const uint64_t out_dropped = c(CounterId::kXmitDiscards) + c(CounterId::kXmitConstraintErrors);
-  if (ietf_extended) {
-    set(DerivedId::kIfInUcastPkts, c(CounterId::kUnicastRcvPackets));
-    set(DerivedId::kIfInMulticastPkts, c(CounterId::kMulticastRcvPackets));
-    set(DerivedId::kIfOutUcastPkts, c(CounterId::kUnicastXmitPackets) + out_dropped);
-    set(DerivedId::kIfOutMulticastPkts, c(CounterId::kMulticastXmitPackets));
-  } else {
-    set(DerivedId::kIfInUcastPkts, c(CounterId::kRcvPackets));
-    set(DerivedId::kIfOutUcastPkts, c(CounterId::kXmitPackets) + out_dropped);
+  const auto out_dropped = [&] {
+    return c(CounterId::kXmitDiscards) + c(CounterId::kXmitConstraintErrors);
+  };
+  switch (id) {
+    case DerivedId::kIfInOctets:
+      return c(CounterId::kRcvData) + c(CounterId::kRcvPackets) * kPacketOverhead +
+             c(CounterId::kRcvFlowPackets) * kSlpOctets;
+    case DerivedId::kIfOutOctets:
+      return c(CounterId::kXmitData) + c(CounterId::kXmitPackets) * kPacketOverhead +
+             c(CounterId::kXmitFlowPackets) * kSlpOctets;
+    case DerivedId::kIfInUcastPkts:
+      return c(ietf_extended ? CounterId::kUnicastRcvPackets : CounterId::kRcvPackets);
+    case DerivedId::kIfInMulticastPkts:
+      return ietf_extended ? c(CounterId::kMulticastRcvPackets) : 0;
+    case DerivedId::kIfOutUcastPkts:
+      return c(ietf_extended ? CounterId::kUnicastXmitPackets : CounterId::kXmitPackets) +
+             out_dropped();
+    case DerivedId::kIfOutMulticastPkts:
+      return ietf_extended ? c(CounterId::kMulticastXmitPackets) : 0;
+    case DerivedId::kIfInDiscards:
+      return c(CounterId::kRcvConstraintErrors) + c(CounterId::kVl15Dropped);
+    case DerivedId::kIfOutDiscards:
+      return out_dropped();
+    case DerivedId::kIfInErrors:
+      return c(CounterId::kRcvRemotePhysicalErrors) + c(CounterId::kRcvErrors);
   }
-  set(DerivedId::kIfInDiscards, c(CounterId::kRcvConstraintErrors) + c(CounterId::kVl15Dropped));
-  set(DerivedId::kIfOutDiscards, out_dropped);
-  set(DerivedId::kIfInErrors, c(CounterId::kRcvRemotePhysicalErrors) + c(CounterId::kRcvErrors));
+  return 0;
+}
+
+DerivedTotals if_mib_values(const CoreTotals& totals, bool ietf_extended) {
+  DerivedTotals d{};
+  for (size_t i = 0; i < d.size(); ++i)
+    d[i] = if_mib_value(totals, ietf_extended, static_cast<DerivedId>(i));
   return d;
 }
 

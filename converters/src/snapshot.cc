@@ -19,7 +19,6 @@ void fill(PortSnapshot& out, const Converter::PortState& p) {
     out.totals[c] = p.core[c].total;
     if (p.core[c].saturated) out.saturated |= uint64_t{1} << c;
   }
-  out.rates = p.rates;
   out.present = p.present;
   out.ietf_extended = p.ietf_extended;
   out.flow_control_counted = p.flow_control_counted;
@@ -30,13 +29,14 @@ void fill(PortSnapshot& out, const Converter::PortState& p) {
   out.own_clears = p.own_clears;
   out.source_switches = p.source_switches;
   out.extra = p.extra;
-  out.derived = if_mib_values(out.totals, out.ietf_extended);
 }
 
-void set_utilisation(PortSnapshot& out, const collector::LinkState& link) {
+// `rates`: the port state's (zero for a port never read).
+void set_utilisation(PortSnapshot& out, const std::array<float, schema::kCoreCounterCount>& rates,
+                     const collector::LinkState& link) {
   const uint64_t bps = link_bits_per_second(link);
   if (bps == 0) return;
-  const auto rate = [&](CounterId id) { return out.rates[schema::index_of(id)]; };
+  const auto rate = [&](CounterId id) { return rates[schema::index_of(id)]; };
   out.utilisation_in =
       static_cast<float>(rate(CounterId::kRcvData) * 8.0 / static_cast<double>(bps));
   out.utilisation_out =
@@ -134,9 +134,11 @@ std::shared_ptr<const FabricSnapshot> Converter::snapshot(Clock::time_point now)
       out.if_index = if_indexes[i];
       set_interface(out, interfaces[i]);
       const uint32_t slot = topology_order_[i];
-      if (read_[slot] != 0) fill(out, states_[slot]);
+      if (read_[slot] != 0) {
+        fill(out, states_[slot]);
+        set_utilisation(out, states_[slot].rates, port.link);
+      }
       if (!vl_traffic_.empty()) out.vl_traffic = find_vl_traffic(vl_traffic_, port.key);
-      set_utilisation(out, port.link);
     }
   }
   while (next_gone < gone.size())

@@ -141,13 +141,13 @@ bool read_port(Reader& in, SavedPort& out) {
   if (extras == 0) return true;
   const size_t extra_count = schema::extra_counter_count();
   if (extras > extra_count) return false;
-  p.extra = std::make_shared<std::vector<ExtraCounterState>>(extra_count);
+  p.extra = std::make_shared<ExtraCounters>();
   for (uint32_t i = 0; i < extras; ++i) {
     uint32_t index = 0;
     CounterState c;
     if (!in.get(index) || index >= extra_count || !in.get_counter(c)) return false;
     if (c.last_raw > UINT32_MAX) return false;  // no extra counter is wider than 32 bits
-    (*p.extra)[index].assign(c);
+    p.extra->at(index).assign(c);
   }
   return true;
 }
@@ -273,8 +273,8 @@ std::string encode_state(const Converter& converter, uint64_t subnet_prefix) {
     }
     uint32_t extras = 0;
     if (p.extra) {
-      for (const auto& e : *p.extra)
-        extras += e.source != Source::kNone;
+      p.extra->for_each(
+          [&](size_t, const ExtraCounterState& e) { extras += e.source != Source::kNone; });
     }
     out.put(key.node_guid);
     out.put(key.port);
@@ -291,10 +291,12 @@ std::string encode_state(const Converter& converter, uint64_t subnet_prefix) {
     for (size_t c = 0; c < schema::kCoreCounterCount; ++c) {
       if ((core_mask >> c & 1) != 0) out.put_counter(p.core[c]);
     }
-    for (uint32_t i = 0; p.extra && i < p.extra->size(); ++i) {
-      if ((*p.extra)[i].source == Source::kNone) continue;
-      out.put(i);
-      out.put_counter((*p.extra)[i].widen());
+    if (p.extra) {
+      p.extra->for_each([&](size_t i, const ExtraCounterState& e) {
+        if (e.source == Source::kNone) return;
+        out.put(static_cast<uint32_t>(i));
+        out.put_counter(e.widen());
+      });
     }
   });
   out.put<uint64_t>(converter.vl_traffic().size());

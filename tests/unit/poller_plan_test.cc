@@ -104,7 +104,10 @@ TEST(PollerPlan, AModernPmaAndAnOldOneExportTheSameTotals) {
     ASSERT_NE(pb, nullptr);
     EXPECT_EQ(pa->present, pb->present);
     EXPECT_EQ(pa->totals, pb->totals);
-    EXPECT_EQ(pa->derived, pb->derived);
+    for (size_t d = 0; d < schema::kDerivedCount; ++d) {
+      const auto id = static_cast<schema::DerivedId>(d);
+      EXPECT_EQ(pa->value(id), pb->value(id)) << d;
+    }
     for (const schema::FieldSink& sink : schema::sinks_of(Attribute::kPortCounters)) {
       const auto id = static_cast<CounterId>(sink.counter);
       const auto& field = schema::narrow_source(sink.counter);

@@ -114,8 +114,8 @@ TEST(StateFile, RestoredConverterContinuesWhereTheSavedOneWas) {
   ASSERT_TRUE(restored.state(kB)->extra);
   EXPECT_NE(restored.state(kB)->extra, saved.state(kB)->extra);  // a copy, not shared
   size_t vl_total = 0;
-  for (const auto& e : *restored.state(kB)->extra)
-    vl_total += e.total;
+  restored.state(kB)->extra->for_each(
+      [&](size_t, const ExtraCounterState& e) { vl_total += e.total; });
   EXPECT_EQ(vl_total, 4242u);
 
   // The next readings count from the saved baselines: no count lost, none added twice.

@@ -71,15 +71,16 @@ std::optional<uint64_t> counter_value(const CounterSource& s, const converters::
       return p.totals[s.index];
     case Kind::kDerived:
       if (p.last_read == converters::Clock::time_point{}) return std::nullopt;
-      return p.derived[s.index];
+      return p.value(static_cast<schema::DerivedId>(s.index));
     case Kind::kFamily: {
       if (!p.extra) return std::nullopt;
       uint64_t sum = 0;
       bool any = false;
       for (size_t member : s.members) {
         const size_t i = member - schema::kCoreCounterCount;
-        if (i >= p.extra->size() || (*p.extra)[i].source == converters::Source::kNone) continue;
-        sum += (*p.extra)[i].total;
+        const auto* st = p.extra->find(i);
+        if (!st || st->source == converters::Source::kNone) continue;
+        sum += st->total;
         any = true;
       }
       return any ? std::optional<uint64_t>(sum) : std::nullopt;

@@ -52,15 +52,15 @@ void render_extra_counters(const FabricSnapshot& s, const PortLabels& labels, Ou
       const auto& states = s.ports[i].extra;
       if (!states) continue;
       for (size_t k = c; k < end; ++k) {
-        const auto& st = (*states)[k - kCoreCounterCount];
-        if (st.source == converters::Source::kNone) continue;
+        const auto* st = states->find(k - kCoreCounterCount);
+        if (!st || st->source == converters::Source::kNone) continue;
         extra.clear();
         extra.push_back(',');
         extra.append(table[k].label);
         extra.append("=\"");
         append_integer(extra, table[k].label_value);
         extra.push_back('"');
-        line(out, name, labels.of(i), st.total, extra);
+        line(out, name, labels.of(i), st->total, extra);
         o.done();
       }
     }
@@ -79,7 +79,7 @@ void render_derived(const FabricSnapshot& s, const PortLabels& labels, Output& o
     for (size_t i = 0; i < s.ports.size(); ++i) {
       const PortSnapshot& p = s.ports[i];
       if (!p.has(schema::CounterId::kXmitData) && !p.has(schema::CounterId::kRcvData)) continue;
-      line(out, name, labels.of(i), p.derived[index]);
+      line(out, name, labels.of(i), p.value(static_cast<schema::DerivedId>(index)));
       o.done();
     }
   }

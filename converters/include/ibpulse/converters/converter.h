@@ -18,6 +18,7 @@
 #include "ibpulse/collector/pma.h"
 #include "ibpulse/collector/shard.h"
 #include "ibpulse/converters/accumulator.h"
+#include "ibpulse/converters/extra_counters.h"
 #include "ibpulse/converters/if_index.h"
 #include "ibpulse/converters/interface_status.h"
 #include "ibpulse/converters/snapshot.h"
@@ -107,7 +108,7 @@ class Converter {
     uint64_t lossy_intervals = 0, foreign_clears = 0, own_clears = 0, source_switches = 0;
     std::array<Clock::time_point, 16> clear_asked{};  // per attribute: a clear in flight since
     // Per-VL / per-lane counters, once read; shared with snapshots, copied before a write.
-    std::shared_ptr<std::vector<ExtraCounterState>> extra;
+    std::shared_ptr<ExtraCounters> extra;
   };
   const PortState* state(collector::PortKey key) const;
 
@@ -161,7 +162,7 @@ class Converter {
   Outcome apply_reading(PortState& p, CounterState& st, const Reading& r, bool cleared,
                         ApplyEvents& events);
   // The port's per-VL / per-lane block, its own copy if a snapshot still shares it.
-  static std::vector<ExtraCounterState>& writable_extra(PortState& p);
+  static ExtraCounters& writable_extra(PortState& p);
   void note_clear_window(PortState& p, const collector::RawSample& s, Clock::duration dt);
   bool maybe_ask_clear(PortState& p, const collector::RawSample& s);
   void apply_vl_sample(const collector::RawSample& s);

@@ -22,6 +22,8 @@ using DerivedTotals = std::array<uint64_t, schema::kDerivedCount>;
 // extended counters (ClassPortInfo CapabilityMask 0x200), so unicast and multicast packets are
 // counted apart; otherwise every packet is unicast, as the draft says.
 DerivedTotals if_mib_values(const CoreTotals& totals, bool ietf_extended);
+// One of them: snapshots compute each when read instead of holding all nine per port.
+uint64_t if_mib_value(const CoreTotals& totals, bool ietf_extended, schema::DerivedId id);
 
 // Data rate of an active link in bits/s: lanes x lane data rate (after encoding); 0 when the
 // width or speed is unknown.

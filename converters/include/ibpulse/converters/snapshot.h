@@ -14,6 +14,7 @@
 
 #include "ibpulse/collector/topology.h"
 #include "ibpulse/converters/accumulator.h"
+#include "ibpulse/converters/extra_counters.h"
 #include "ibpulse/converters/if_mib.h"
 #include "ibpulse/converters/interface_status.h"
 #include "ibpulse/converters/vl_traffic.h"
@@ -24,10 +25,8 @@ using Clock = std::chrono::steady_clock;
 
 struct PortSnapshot {
   collector::PortKey key;
-  uint32_t if_index = 0;                                 // IF-MIB ifIndex, stable (if_index.h)
-  CoreTotals totals{};                                   // scaled: octets, packets, events
-  std::array<float, schema::kCoreCounterCount> rates{};  // per second, same units
-  DerivedTotals derived{};                               // IF-MIB values (schema::DerivedId)
+  uint32_t if_index = 0;       // IF-MIB ifIndex, stable (if_index.h)
+  CoreTotals totals{};         // scaled: octets, packets, events
   uint64_t present = 0;        // bit per core counter: read at least once from an advertised source
   uint64_t saturated = 0;      // bit per core counter: its narrow copy is latched at all ones
   bool ietf_extended = false;  // unicast/multicast counted apart (CapabilityMask 0x200)
@@ -42,14 +41,16 @@ struct PortSnapshot {
   Clock::time_point last_read{};                  // last successful reading (epoch: never)
   Clock::time_point discontinuity{};  // last foreign clear or source switch (epoch: none)
   uint64_t lossy_intervals = 0, foreign_clears = 0, own_clears = 0, source_switches = 0;
-  // The per-VL / per-lane counters (index - kCoreCounterCount), or null if never read.
-  std::shared_ptr<const std::vector<ExtraCounterState>> extra;
+  // The per-VL / per-lane counters of the attributes read, or null if none was read.
+  std::shared_ptr<const ExtraCounters> extra;
   // Per-VL traffic from PortSamples (ibIfVLTrafficTable), or null: never sampled.
   std::shared_ptr<const PortVlTraffic> vl_traffic;
 
   bool has(schema::CounterId id) const { return present >> schema::index_of(id) & 1; }
   uint64_t total(schema::CounterId id) const { return totals[schema::index_of(id)]; }
-  uint64_t value(schema::DerivedId id) const { return derived[static_cast<size_t>(id)]; }
+  // An IF-MIB value (if_mib.h), computed from the totals when read: the snapshot and its spare
+  // storage would hold 72 bytes per port more for what a few additions give.
+  uint64_t value(schema::DerivedId id) const { return if_mib_value(totals, ietf_extended, id); }
 };
 
 struct ConverterStats {
