@@ -62,6 +62,14 @@ void prefetch_lines(const T* first, const T* last) {
     __builtin_prefetch(reinterpret_cast<const void*>(a), 1, kIntoL2);
 }
 
+// accumulate() on a packed core counter.
+Outcome accumulate_core(CoreCounters& core, size_t c, const Reading& reading) {
+  CounterState st = core[c];
+  const Outcome out = accumulate(st, reading);
+  core.set(c, st);
+  return out;
+}
+
 }  // namespace
 
 namespace detail {
@@ -244,7 +252,7 @@ uint32_t Converter::prefetch_state(const RawSample& s) const {
   const CoreRange& range = core_range(s.attribute);
   if (range.first <= range.last && s.failure == MadFailure::kNone &&
       (s.advertised & ~s.superseded) != 0) {
-    prefetch_lines(&p.core[range.first], &p.core[range.last]);
+    prefetch_lines(p.core.values(range.first), p.core.values(range.last));
     prefetch_lines(&p.rates[range.first], &p.rates[range.last]);
   }
   return slot;
@@ -296,6 +304,8 @@ void Converter::forget(const std::vector<collector::PortKey>& keys) {
   for (const collector::PortKey& key : keys) {
     vl_traffic_.erase(key);
     forgotten_.insert(key);
+    clears_asked_.erase(clears_asked_.lower_bound({key, 0}),
+                        clears_asked_.upper_bound({key, 0xff}));
     const uint32_t slot = index_.find(key);
     if (slot == PortIndex::kNone) continue;
     // The slot stays until the next layout drops it (it is not read); a port that comes back
@@ -361,7 +371,7 @@ ApplyEvents Converter::apply_at(const RawSample& s, uint32_t slot) {
     ++stats_.failed_samples;
     if (s.cleared != 0) {  // our Set got no answer: the old baseline stays, nothing is lost
       stats_.own_clears_failed += static_cast<uint64_t>(std::popcount(s.cleared));
-      port(s.port, slot).clear_asked[slot_of(s.attribute)] = {};
+      clears_asked_.erase({s.port, static_cast<uint8_t>(slot_of(s.attribute))});
       events.clear_failed = true;
     }
     return events;
@@ -401,7 +411,7 @@ ApplyEvents Converter::apply_at(const RawSample& s, uint32_t slot) {
     const bool core = c < kCoreCounterCount;
     const Outcome o =
         core && !maybe_own_clear
-            ? accumulate(p.core[c], Reading{s.values[i], fields[i].width, fields[i].scale, source})
+            ? accumulate_core(p.core, c, {s.values[i], fields[i].width, fields[i].scale, source})
             : apply_field(p, s, fields[i], c, i, events);
     if (o.lossy) {
       ++p.lossy_intervals;
@@ -421,7 +431,7 @@ ApplyEvents Converter::apply_at(const RawSample& s, uint32_t slot) {
   }
   if (wide) p.own_clear_since_extended = false;
   if (s.cleared != 0) {
-    p.clear_asked[attribute_slot] = {};
+    clears_asked_.erase({s.port, static_cast<uint8_t>(attribute_slot)});
     if (s.attribute == Attribute::kPortCounters) p.own_clear_since_extended = true;
   }
   events.clear_requested = maybe_ask_clear(p, s);
@@ -434,7 +444,12 @@ Outcome Converter::apply_field(PortState& p, const RawSample& s, const schema::F
   const bool wide = s.attribute == Attribute::kPortCountersExtended;
   const Reading r{s.values[i], f.width, f.scale, wide ? Source::kWide : Source::kNarrow};
   const bool cleared = s.cleared >> i & 1;
-  if (c < kCoreCounterCount) return apply_reading(p, p.core[c], r, cleared, events);
+  if (c < kCoreCounterCount) {
+    CounterState st = p.core[c];
+    const Outcome out = apply_reading(p, st, r, cleared, events);
+    p.core.set(c, st);
+    return out;
+  }
 
   // Extra counters are kept in 16 bytes (ExtraCounterState): widened for the rules, then stored.
   const size_t e = c - kCoreCounterCount;
@@ -496,9 +511,9 @@ void Converter::note_clear_window(PortState& p, const RawSample& s, Clock::durat
 bool Converter::maybe_ask_clear(PortState& p, const RawSample& s) {
   if (options_.clear_policy != ClearPolicy::kThreshold || clears_ == nullptr) return false;
   if (s.attribute == Attribute::kPortCountersExtended) return false;  // 64-bit: never latches
-  const size_t slot = slot_of(s.attribute);
-  if (p.clear_asked[slot] != Clock::time_point{} &&
-      s.received - p.clear_asked[slot] < options_.clear_retry) {
+  const std::pair key{s.port, static_cast<uint8_t>(slot_of(s.attribute))};
+  const auto asked = clears_asked_.find(key);
+  if (asked != clears_asked_.end() && s.received - asked->second < options_.clear_retry) {
     return false;  // one in flight
   }
   const auto fields = schema::fields_of(s.attribute);
@@ -516,7 +531,7 @@ bool Converter::maybe_ask_clear(PortState& p, const RawSample& s) {
     return false;
   }
   ++stats_.clear_requests;
-  p.clear_asked[slot] = s.received;
+  clears_asked_[key] = s.received;
   return true;
 }
 

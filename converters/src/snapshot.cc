@@ -16,9 +16,9 @@ void fill(PortSnapshot& out, const Converter::PortState& p) {
   // need not be read.
   for (uint64_t todo = p.present; todo != 0; todo &= todo - 1) {
     const auto c = static_cast<size_t>(std::countr_zero(todo));
-    out.totals[c] = p.core[c].total;
-    if (p.core[c].saturated) out.saturated |= uint64_t{1} << c;
+    out.totals[c] = p.core.total(c);
   }
+  out.saturated = p.core.saturated() & p.present;
   out.present = p.present;
   out.ietf_extended = p.ietf_extended;
   out.flow_control_counted = p.flow_control_counted;

@@ -136,7 +136,10 @@ bool read_port(Reader& in, SavedPort& out) {
   if (core_mask >> schema::kCoreCounterCount != 0) return false;
   if (p.present >> schema::kCoreCounterCount != 0 || (p.present & ~core_mask) != 0) return false;
   for (size_t c = 0; c < schema::kCoreCounterCount; ++c) {
-    if ((core_mask >> c & 1) != 0 && !in.get_counter(p.core[c])) return false;
+    if ((core_mask >> c & 1) == 0) continue;
+    CounterState counter;
+    if (!in.get_counter(counter)) return false;
+    p.core.set(c, counter);
   }
   if (extras == 0) return true;
   const size_t extra_count = schema::extra_counter_count();
@@ -267,10 +270,7 @@ std::string encode_state(const Converter& converter, uint64_t subnet_prefix) {
     out.put(e.if_index);
   }
   converter.for_each_port([&](collector::PortKey key, const Converter::PortState& p) {
-    uint64_t core_mask = 0;
-    for (size_t c = 0; c < schema::kCoreCounterCount; ++c) {
-      if (p.core[c].source != Source::kNone) core_mask |= uint64_t{1} << c;
-    }
+    const uint64_t core_mask = p.core.sourced();
     uint32_t extras = 0;
     if (p.extra) {
       p.extra->for_each(

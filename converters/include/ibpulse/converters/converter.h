@@ -8,6 +8,7 @@
 // snapshots other threads may read.
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <span>
 #include <unordered_map>
@@ -18,6 +19,7 @@
 #include "ibpulse/collector/pma.h"
 #include "ibpulse/collector/shard.h"
 #include "ibpulse/converters/accumulator.h"
+#include "ibpulse/converters/core_counters.h"
 #include "ibpulse/converters/extra_counters.h"
 #include "ibpulse/converters/if_index.h"
 #include "ibpulse/converters/interface_status.h"
@@ -103,10 +105,9 @@ class Converter {
     bool restored = false;                          // from the state file: it has history
     std::array<Clock::time_point, 16> last_read{};  // per attribute (id & 0xf)
     std::array<float, schema::kCoreCounterCount> rates{};
-    std::array<CounterState, schema::kCoreCounterCount> core{};
+    CoreCounters core;
     Clock::time_point discontinuity{};
     uint64_t lossy_intervals = 0, foreign_clears = 0, own_clears = 0, source_switches = 0;
-    std::array<Clock::time_point, 16> clear_asked{};  // per attribute: a clear in flight since
     // Per-VL / per-lane counters, once read; shared with snapshots, copied before a write.
     std::shared_ptr<ExtraCounters> extra;
   };
@@ -191,6 +192,9 @@ class Converter {
   // subnet under the same key is dropped, not mixed in.
   std::unordered_map<collector::PortKey, uint8_t, collector::PortKeyHash> port_subnets_;
   VlTrafficMap vl_traffic_;
+  // Per port and attribute (id & 0xf): when our clear was asked, while it is in flight. Only
+  // the `threshold` clear policy asks, and few at a time: apart from the port states.
+  std::map<std::pair<collector::PortKey, uint8_t>, Clock::time_point> clears_asked_;
   ConverterStats stats_;
   // The storage of a released snapshot, for the next one (snapshot.cc): 40 MB of fresh pages
   // per snapshot would cost more in page faults than filling them does.
