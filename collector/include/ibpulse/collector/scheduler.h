@@ -7,7 +7,6 @@
 
 #include <chrono>
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <queue>
 #include <vector>
@@ -68,7 +67,7 @@ class Scheduler {
 
   void set_intervals(Intervals intervals) { intervals_ = intervals; }
   const Intervals& intervals() const { return intervals_; }
-  size_t items() const { return index_.size(); }
+  size_t items() const { return slots_.size() - free_slots_.size(); }
 
  private:
   std::chrono::milliseconds interval_of(Group group) const;
@@ -82,16 +81,16 @@ class Scheduler {
   };
   struct Slot {
     PortKey port;
-    Group group = Group::kCounters;
     uint32_t port_index = 0;
+    Group group = Group::kCounters;
+    bool taken = false;
     uint64_t generation = 0;  // of its live heap entry; 0: free. Stale entries are skipped.
     Clock::time_point last_due{};
-    bool taken = false;
   };
+  void free_slot(uint32_t slot);
   Intervals intervals_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;
-  std::map<std::pair<PortKey, Group>, uint32_t> index_;  // only update() looks things up
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap_;
   uint64_t next_generation_ = 1;
 };
