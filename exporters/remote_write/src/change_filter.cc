@@ -1,5 +1,6 @@
 #include "ibpulse/exporters/remote_write/change_filter.h"
 
+#include <algorithm>
 #include <bit>
 
 namespace ibpulse::exporters::remote_write {
@@ -13,7 +14,7 @@ uint32_t fingerprint(double value) {
 }  // namespace
 
 ChangeFilter::ChangeFilter(bool changed_only, uint32_t resend_s)
-    : changed_only_(changed_only), resend_s_(resend_s), slots_(1024) {}
+    : changed_only_(changed_only), resend_s_(resend_s), slots_(kMinEntries) {}
 
 void ChangeFilter::begin(uint32_t now_s) {
   now_s_ = now_s;
@@ -21,15 +22,14 @@ void ChangeFilter::begin(uint32_t now_s) {
 }
 
 size_t ChangeFilter::find_slot(uint64_t key) const {
-  const size_t mask = slots_.size() - 1;
-  size_t i = static_cast<size_t>(key) & mask;
+  size_t i = home(key);
   while (slots_[i].key != 0 && (slots_[i].key & ~kSeenBit) != key)
-    i = (i + 1) & mask;
+    i = next(i);
   return i;
 }
 
-void ChangeFilter::grow() {
-  std::vector<Entry> old(slots_.size() * 2);
+void ChangeFilter::resize(size_t entries) {
+  std::vector<Entry> old(std::max<size_t>(entries, kMinEntries));
   old.swap(slots_);
   for (const Entry& e : old) {
     if (e.key != 0) slots_[find_slot(e.key & ~kSeenBit)] = e;
@@ -38,7 +38,7 @@ void ChangeFilter::grow() {
 
 bool ChangeFilter::offer(uint64_t key, double value) {
   key = normal(key);
-  if ((used_ + 1) * 4 > slots_.size() * 3) grow();
+  if ((used_ + 1) * 8 > slots_.size() * 7) resize(slots_.size() * 2);
   Entry& e = slots_[find_slot(key)];
   const uint32_t fp = fingerprint(value);
   if (e.key == 0) {
@@ -64,12 +64,15 @@ void ChangeFilter::unsent(uint64_t key) {
 // Backward-shift deletion: the entries after the hole move up when their home allows it, so
 // lookups never need tombstones.
 void ChangeFilter::erase(size_t slot) {
-  const size_t mask = slots_.size() - 1;
+  const size_t size = slots_.size();
+  // How far `from` is behind `i`, cyclically.
+  const auto distance = [size](size_t from, size_t i) {
+    return i >= from ? i - from : i + size - from;
+  };
   size_t hole = slot;
-  for (size_t i = (slot + 1) & mask; slots_[i].key != 0; i = (i + 1) & mask) {
-    const size_t home = static_cast<size_t>(slots_[i].key & ~kSeenBit) & mask;
+  for (size_t i = next(slot); slots_[i].key != 0; i = next(i)) {
     // Movable when its home is not within (hole, i], cyclically.
-    if (((i - home) & mask) >= ((i - hole) & mask)) {
+    if (distance(home(slots_[i].key & ~kSeenBit), i) >= distance(hole, i)) {
       slots_[hole] = slots_[i];
       hole = i;
     }
@@ -85,13 +88,9 @@ std::vector<uint64_t> ChangeFilter::finish() {
   }
   for (const uint64_t key : gone)
     erase(find_slot(key));
-  if (slots_.size() > 1024 && used_ * 4 < slots_.size()) {  // below 1/4 full: half the size
-    std::vector<Entry> old(slots_.size() / 2);
-    old.swap(slots_);
-    for (const Entry& e : old) {
-      if (e.key != 0) slots_[find_slot(e.key & ~kSeenBit)] = e;
-    }
-  }
+  // 0.7 full once the snapshot is known, unless within a quarter of that already.
+  const size_t target = std::max<size_t>(used_ * 10 / 7, kMinEntries);
+  if (slots_.size() * 4 > target * 5 || slots_.size() * 5 < target * 4) resize(target);
   return gone;
 }
 
