@@ -191,6 +191,10 @@ struct Poller::State {
     shard_nodes = keep_shard_ports(fresh, options.shard);
     if (options.split) local_port_up();
     const TopologyChanges changes = diff(whole, fresh);
+    // Kept until the next discovery: without the slack of its growth and of the shard's and
+    // skipped nodes' ports (5 MB of 11.5 MB on a 70,000-port fabric).
+    fresh.ports.shrink_to_fit();
+    fresh.nodes.shrink_to_fit();
     whole = std::move(fresh);
     // Capabilities are cached until rediscovery; LID changes are followed at once.
     capabilities.clear();
