@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "ibpulse/base/heap_trim.h"
 #include "ibpulse/base/thread_name.h"
 #include "ibpulse/base/thread_priority.h"
 #include "ibpulse/exporters/remote_write/change_filter.h"
@@ -18,6 +19,9 @@ namespace ibpulse::exporters::remote_write {
 using namespace std::chrono_literals;
 
 namespace {
+
+// Queues holding less than this at their peak are not worth a trim (it walks every arena).
+constexpr size_t kTrimPeakBytes = size_t{32} << 20;
 
 std::string host_name() {
   char name[256] = {};
@@ -54,6 +58,10 @@ std::string with_instance(std::string_view text, std::string_view instance) {
 struct RemoteWriter::Reader {
   SnapshotSamples samples;
   std::string scratch;
+  // Every series is new in the first snapshot: the queues fill to their bounds (256 MB by
+  // default) with millions of small strings, then drain; what they held is given back to the
+  // system once they are down to a quarter of that peak.
+  HeapTrim trim{kTrimPeakBytes};
 };
 
 // One receiver: its own change filter (what it was sent), queues, senders and counts.
@@ -170,6 +178,10 @@ void RemoteWriter::stop() {
 
 void RemoteWriter::write(std::shared_ptr<const converters::FabricSnapshot> snapshot,
                          std::chrono::milliseconds offset) {
+  // The queues' low point: what the senders left of the snapshots before.
+  const size_t peak = reader_->trim.peak(), left = queued_bytes();
+  if (reader_->trim.note(left))
+    spdlog::debug("event=remote_write_heap_trim queue_peak_bytes={} queue_bytes={}", peak, left);
   const int64_t publish_ms = unix_ms(snapshot->published, offset);
   const auto now_s = static_cast<uint32_t>(
       std::chrono::duration_cast<std::chrono::seconds>(snapshot->published - started_).count());
@@ -199,6 +211,16 @@ void RemoteWriter::write(std::shared_ptr<const converters::FabricSnapshot> snaps
     t->log_drops();
   }
   previous_ = std::move(snapshot);
+  reader_->trim.observe(queued_bytes());  // the queues' high point: just filled
+}
+
+size_t RemoteWriter::queued_bytes() const {
+  size_t bytes = 0;
+  for (const auto& t : targets_) {
+    for (const auto& q : t->queues)
+      bytes += q->bytes();
+  }
+  return bytes;
 }
 
 // The series that left are found in the previous snapshot's text (the filters keep hashes

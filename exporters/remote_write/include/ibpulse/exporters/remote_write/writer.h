@@ -65,6 +65,7 @@ class RemoteWriter {
  private:
   struct Target;
   void stale_markers(const std::vector<std::vector<uint64_t>>& gone, int64_t publish_ms);
+  size_t queued_bytes() const;  // over every target and shard
 
   WriterOptions options_;
   DaemonText daemon_text_;

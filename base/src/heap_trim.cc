@@ -1,0 +1,27 @@
+#include "ibpulse/base/heap_trim.h"
+
+#include <algorithm>
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+namespace ibpulse {
+
+bool HeapTrim::note(size_t bytes) {
+  peak_ = std::max(peak_, bytes);
+  if (!due(bytes)) return false;
+  peak_ = bytes;
+  trim_heap();
+  return true;
+}
+
+bool trim_heap() {
+#if defined(__GLIBC__)
+  return malloc_trim(0) != 0;
+#else
+  return false;
+#endif
+}
+
+}  // namespace ibpulse
