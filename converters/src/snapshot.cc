@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <mutex>
 
 #include "ibpulse/converters/converter.h"
 
@@ -58,11 +57,6 @@ void set_interface(PortSnapshot& out, const InterfaceTable::State& state) {
 
 }  // namespace
 
-struct Converter::SpareSnapshot {
-  std::mutex mutex;  // snapshots are released on the exporters' threads
-  std::vector<PortSnapshot> ports;
-};
-
 uint64_t FabricSnapshot::saturated_counters() const {
   uint64_t n = 0;
   for (const PortSnapshot& p : ports)
@@ -78,20 +72,7 @@ const PortSnapshot* FabricSnapshot::find(collector::PortKey key) const {
 }
 
 std::shared_ptr<const FabricSnapshot> Converter::snapshot(Clock::time_point now) const {
-  if (!spare_) spare_ = std::make_shared<SpareSnapshot>();
-  // Released snapshots give their (emptied) storage back for the next one.
-  std::shared_ptr<FabricSnapshot> snap(new FabricSnapshot, [spare = spare_](FabricSnapshot* s) {
-    s->ports.clear();
-    {
-      std::lock_guard lock(spare->mutex);
-      if (s->ports.capacity() > spare->ports.capacity()) s->ports.swap(spare->ports);
-    }
-    delete s;
-  });
-  {
-    std::lock_guard lock(spare_->mutex);
-    snap->ports.swap(spare_->ports);
-  }
+  auto snap = std::make_shared<FabricSnapshot>();
   snap->topology = topology_;
   snap->stats = stats_;
   snap->published = now;

@@ -196,10 +196,6 @@ class Converter {
   // the `threshold` clear policy asks, and few at a time: apart from the port states.
   std::map<std::pair<collector::PortKey, uint8_t>, Clock::time_point> clears_asked_;
   ConverterStats stats_;
-  // The storage of a released snapshot, for the next one (snapshot.cc): 40 MB of fresh pages
-  // per snapshot would cost more in page faults than filling them does.
-  struct SpareSnapshot;
-  mutable std::shared_ptr<SpareSnapshot> spare_;
 };
 
 }  // namespace ibpulse::converters

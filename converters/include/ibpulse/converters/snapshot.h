@@ -17,6 +17,7 @@
 #include "ibpulse/converters/extra_counters.h"
 #include "ibpulse/converters/if_mib.h"
 #include "ibpulse/converters/interface_status.h"
+#include "ibpulse/converters/mapped_allocator.h"
 #include "ibpulse/converters/vl_traffic.h"
 
 namespace ibpulse::converters {
@@ -75,7 +76,8 @@ struct ConverterStats {
 };
 
 struct FabricSnapshot {
-  std::vector<PortSnapshot> ports;  // sorted by key
+  // Sorted by key. Mapped storage: freed to the kernel with the snapshot (mapped_allocator.h).
+  std::vector<PortSnapshot, MappedAllocator<PortSnapshot>> ports;
   std::shared_ptr<const collector::Topology> topology;
   ConverterStats stats;
   Clock::time_point published{};
