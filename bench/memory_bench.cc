@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "ibpulse/converters/converter.h"
+#include "ibpulse/converters/mapped_allocator.h"
 #include "ibpulse/exporters/alerts/engine.h"
 #include "ibpulse/exporters/prometheus/renderer.h"
 #include "ibpulse/exporters/remote_write/change_filter.h"
@@ -43,9 +44,10 @@ constexpr int kSweeps = 40;  // 400 s: past the longest default window (5 min) p
 // daemon does by default; `--core` leaves them out (PortCounters/Extended only).
 bool details = true;
 
+// The heap in use, and the snapshot storage the converters map outside it.
 int64_t heap_bytes() {
   const struct mallinfo2 m = mallinfo2();
-  return static_cast<int64_t>(m.uordblks + m.hblkhd);
+  return static_cast<int64_t>(m.uordblks + m.hblkhd + converters::detail::mapped_bytes());
 }
 
 int64_t rss_bytes() {
@@ -168,7 +170,7 @@ int main(int argc, char** argv) {
            d.alerts_last.reset();
            d.store.publish(nullptr);
          }));
-  r.line("converter (port states, index, spare)", freed_by([&] { d.converter.reset(); }));
+  r.line("converter (port states, index, per-VL/lane)", freed_by([&] { d.converter.reset(); }));
   r.line("topology", freed_by([&] { d.topology.reset(); }));
   fmt::print("{:<44} {:>10.1f} MB {:>8.0f} B/port\n", "sum of the pieces",
              static_cast<double>(r.total) / 1e6, static_cast<double>(r.total) / ports);

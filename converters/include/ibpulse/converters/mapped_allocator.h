@@ -16,6 +16,7 @@ namespace ibpulse::converters {
 namespace detail {
 void* map_block(size_t bytes);  // throws std::bad_alloc
 void unmap_block(void* p, size_t bytes);
+size_t mapped_bytes();  // mapped now, by every MappedAllocator (memory_bench counts it)
 inline constexpr size_t kMapFrom = size_t{1} << 20;  // smaller blocks come from operator new
 }  // namespace detail
 
