@@ -434,7 +434,7 @@ ApplyEvents Converter::apply_at(const RawSample& s, uint32_t slot) {
     clears_asked_.erase({s.port, static_cast<uint8_t>(attribute_slot)});
     if (s.attribute == Attribute::kPortCounters) p.own_clear_since_extended = true;
   }
-  events.clear_requested = maybe_ask_clear(p, s);
+  events.clear_requested = maybe_ask_clear(s);
   return events;
 }
 
@@ -508,7 +508,7 @@ void Converter::note_clear_window(PortState& p, const RawSample& s, Clock::durat
   }
 }
 
-bool Converter::maybe_ask_clear(PortState& p, const RawSample& s) {
+bool Converter::maybe_ask_clear(const RawSample& s) {
   if (options_.clear_policy != ClearPolicy::kThreshold || clears_ == nullptr) return false;
   if (s.attribute == Attribute::kPortCountersExtended) return false;  // 64-bit: never latches
   const std::pair key{s.port, static_cast<uint8_t>(slot_of(s.attribute))};

@@ -54,6 +54,10 @@ ExtraCounters::ExtraCounters(const ExtraCounters& other)
 }
 
 ExtraCounterState& ExtraCounters::at(size_t index) {
+  if (index >= groups().total) {  // a caller's bug: it would write another counter's state
+    std::fprintf(stderr, "ibpulse: extra counter %zu out of range (%zu)\n", index, groups().total);
+    std::abort();
+  }
   const Group& g = group_of(index);
   if (offset_[g.id] == kAbsent) {
     // Exactly the room needed: a port answers each attribute once, then only writes.

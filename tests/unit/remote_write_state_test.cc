@@ -99,7 +99,9 @@ TEST(RemoteWriteChangeFilter, FindsTheSeriesThatLeftAmongMany) {
   EXPECT_EQ(f.finish().size(), before - offered);
   f.begin(5);
   for (uint64_t k = 1; k <= 100'000; ++k) {
-    if (kept(k) && k % 3 != 0) EXPECT_FALSE(f.offer(k * 0x9E3779B97F4A7C15ULL, 1.0)) << k;
+    if (kept(k) && k % 3 != 0) {
+      EXPECT_FALSE(f.offer(k * 0x9E3779B97F4A7C15ULL, 1.0)) << k;
+    }
   }
   EXPECT_TRUE(f.finish().empty());
 }

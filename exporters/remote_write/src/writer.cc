@@ -58,9 +58,9 @@ std::string with_instance(std::string_view text, std::string_view instance) {
 struct RemoteWriter::Reader {
   SnapshotSamples samples;
   std::string scratch;
-  // Every series is new in the first snapshot: the queues fill to their bounds (256 MB by
-  // default) with millions of small strings, then drain; what they held is given back to the
-  // system once they are down to a quarter of that peak.
+  // A receiver that is down or slow lets the queues fill to their bounds (256 MB by default)
+  // with millions of small strings; once they drain, what they held is given back to the
+  // system (when they are down to a quarter of that peak).
   HeapTrim trim{kTrimPeakBytes};
 };
 

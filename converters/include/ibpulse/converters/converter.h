@@ -165,7 +165,7 @@ class Converter {
   // The port's per-VL / per-lane block, its own copy if a snapshot still shares it.
   static ExtraCounters& writable_extra(PortState& p);
   void note_clear_window(PortState& p, const collector::RawSample& s, Clock::duration dt);
-  bool maybe_ask_clear(PortState& p, const collector::RawSample& s);
+  bool maybe_ask_clear(const collector::RawSample& s);
   void apply_vl_sample(const collector::RawSample& s);
   void forget(const std::vector<collector::PortKey>& keys);
   void forget_foreign_ports();  // sharded: the ports of nodes another shard owns
