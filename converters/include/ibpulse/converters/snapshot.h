@@ -49,8 +49,8 @@ struct PortSnapshot {
 
   bool has(schema::CounterId id) const { return present >> schema::index_of(id) & 1; }
   uint64_t total(schema::CounterId id) const { return totals[schema::index_of(id)]; }
-  // An IF-MIB value (if_mib.h), computed from the totals when read: the snapshot and its spare
-  // storage would hold 72 bytes per port more for what a few additions give.
+  // An IF-MIB value (if_mib.h), computed from the totals when read: every snapshot still read
+  // would hold 72 bytes per port more for what a few additions give.
   uint64_t value(schema::DerivedId id) const { return if_mib_value(totals, ietf_extended, id); }
 };
 
