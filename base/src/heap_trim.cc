@@ -1,7 +1,5 @@
 #include "ibpulse/base/heap_trim.h"
 
-#include <algorithm>
-
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -9,7 +7,7 @@
 namespace ibpulse {
 
 bool HeapTrim::note(size_t bytes) {
-  peak_ = std::max(peak_, bytes);
+  observe(bytes);
   if (!due(bytes)) return false;
   peak_ = bytes;
   trim_heap();

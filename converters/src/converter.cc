@@ -1,13 +1,9 @@
 #include "ibpulse/converters/converter.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cassert>
-#include <cstdlib>
-#include <new>
 
 #include "ibpulse/converters/width.h"
 
@@ -71,29 +67,6 @@ Outcome accumulate_core(CoreCounters& core, size_t c, const Reading& reading) {
 }
 
 }  // namespace
-
-namespace detail {
-
-constexpr size_t kHugePage = size_t{2} << 20;
-
-void* allocate_huge(size_t bytes) {
-  if (bytes < kHugePage) return ::operator new (bytes, std::align_val_t{64});
-  const size_t size = (bytes + kHugePage - 1) & ~(kHugePage - 1);
-  void* p = std::aligned_alloc(kHugePage, size);
-  if (p == nullptr) throw std::bad_alloc();
-  madvise(p, size, MADV_HUGEPAGE);  // advice only: without it, plain pages
-  return p;
-}
-
-void free_huge(void* p, size_t bytes) {
-  if (bytes < kHugePage) {
-    ::operator delete (p, std::align_val_t{64});
-  } else {
-    std::free(p);
-  }
-}
-
-}  // namespace detail
 
 size_t Converter::PortIndex::home(uint64_t guid) const {
   guid ^= guid >> 30;

@@ -43,6 +43,15 @@ RawSample counters(Clock::time_point at, uint64_t symbol_errors, uint64_t xmit_d
   return s;
 }
 
+// A topology of kPort alone.
+std::shared_ptr<collector::Topology> one_port_topology() {
+  auto topo = std::make_shared<collector::Topology>();
+  collector::Port p;
+  p.key = kPort;
+  topo->ports.push_back(p);
+  return topo;
+}
+
 uint64_t total(const Converter& c, CounterId id) {
   return c.state(kPort)->core[schema::index_of(id)].total;
 }
@@ -196,13 +205,11 @@ TEST(Converter, LowerExtendedReadingAfterOurClearIsOurs) {
 }
 
 TEST(Converter, SnapshotsCarryDerivedValuesUtilisationAndSharedExtras) {
-  auto topo = std::make_shared<collector::Topology>();
-  collector::Port p;
-  p.key = kPort;
-  p.link.state = 4;
-  p.link.width_active = 2;  // 4X
-  p.link.speed_active = 1;  // SDR: 8 Gb/s
-  topo->ports.push_back(p);
+  auto topo = one_port_topology();
+  collector::LinkState& link = topo->ports[0].link;
+  link.state = 4;
+  link.width_active = 2;  // 4X
+  link.speed_active = 1;  // SDR: 8 Gb/s
   Converter c({});
   c.set_topology(topo);
   c.apply(counters(t0, 0, 0));
@@ -233,12 +240,8 @@ TEST(Converter, SnapshotsCarryDerivedValuesUtilisationAndSharedExtras) {
 // Ports answer a subset of the extra attributes (ibsim: no PortExtendedSpeedsCounters): only
 // the attributes read take room, and adding one keeps the counters already there.
 TEST(Converter, ExtraCountersTakeRoomOnlyForTheAttributesRead) {
-  auto topo = std::make_shared<collector::Topology>();
-  collector::Port p;
-  p.key = kPort;
-  topo->ports.push_back(p);
   Converter c({});
-  c.set_topology(topo);
+  c.set_topology(one_port_topology());
   const auto extra_index = [](Attribute a, const char* name) {
     return schema::sinks_of(a)[field(a, name)].counter - schema::kCoreCounterCount;
   };
@@ -275,12 +278,8 @@ TEST(Converter, ExtraCountersTakeRoomOnlyForTheAttributesRead) {
 // A read that changes no per-VL / per-lane counter leaves the block the snapshots hold shared:
 // on a healthy fabric most of them stay still, and a copy per port and read would double them.
 TEST(Converter, UnchangedExtraCountersStaySharedWithSnapshots) {
-  auto topo = std::make_shared<collector::Topology>();
-  collector::Port p;
-  p.key = kPort;
-  topo->ports.push_back(p);
   Converter c({});
-  c.set_topology(topo);
+  c.set_topology(one_port_topology());
   const size_t vl3 = field(Attribute::kPortVLXmitWaitCounters, "PortVLXmitWait3");
   const size_t vl5 = field(Attribute::kPortVLXmitWaitCounters, "PortVLXmitWait5");
   RawSample vl = sample(Attribute::kPortVLXmitWaitCounters, t0);

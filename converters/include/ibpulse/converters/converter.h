@@ -23,30 +23,11 @@
 #include "ibpulse/converters/extra_counters.h"
 #include "ibpulse/converters/if_index.h"
 #include "ibpulse/converters/interface_status.h"
+#include "ibpulse/converters/mapped_allocator.h"
 #include "ibpulse/converters/snapshot.h"
 #include "ibpulse/converters/vl_traffic.h"
 
 namespace ibpulse::converters {
-
-namespace detail {
-
-// Allocates blocks of 2 MiB and more on transparent huge pages where the kernel allows it
-// (madvise mode): converting samples in random port order over 100 MB of port state otherwise
-// misses the TLB on nearly every sample.
-void* allocate_huge(size_t bytes);
-void free_huge(void* p, size_t bytes);
-template <typename T>
-struct HugePageAllocator {
-  using value_type = T;
-  HugePageAllocator() = default;
-  template <typename U>
-  HugePageAllocator(const HugePageAllocator<U>&) {}  // NOLINT(google-explicit-constructor)
-  T* allocate(size_t n) { return static_cast<T*>(allocate_huge(n * sizeof(T))); }
-  void deallocate(T* p, size_t n) { free_huge(p, n * sizeof(T)); }
-  friend bool operator==(HugePageAllocator, HugePageAllocator) { return true; }
-};
-
-}  // namespace detail
 
 enum class ClearPolicy : uint8_t { kNever, kThreshold };
 
@@ -180,7 +161,7 @@ class Converter {
   // (persistence, counts) skips it.
   PortIndex index_;
   std::vector<collector::PortKey> slot_keys_;
-  std::vector<PortState, detail::HugePageAllocator<PortState>> states_;
+  std::vector<PortState, MappedAllocator<PortState>> states_;  // on huge pages
   std::vector<uint8_t> read_;             // per slot: the port has state (state() finds it)
   std::vector<uint32_t> topology_order_;  // per topology port: its slot
   size_t topology_slots_ = 0;
