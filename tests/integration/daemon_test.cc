@@ -4,11 +4,13 @@
 #include <signal.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 #include <thread>
 
 #include "daemon_client.h"
+#include "eventually.h"
 #include "sim_fabric.h"
 
 namespace ibpulse::testing {
@@ -136,6 +138,73 @@ TEST(Daemon, HalfTheMadsLostStillReadsEveryPortOverTenSweeps) {
   EXPECT_LT(count(out.err, "stale=1"), 10u);
   EXPECT_EQ(out.err.find("mad_unreachable=0 "), std::string::npos) << out.err;
   EXPECT_EQ(out.err.find("mad_retried=0 "), std::string::npos) << out.err;
+}
+
+// The value of an unlabelled series, or of `name{labels}` written whole (-1: absent).
+double metric(const std::string& metrics, const std::string& series) {
+  const size_t at = metrics.find("\n" + series + " ");
+  return at == std::string::npos ? -1 : std::stod(metrics.substr(at + series.size() + 2));
+}
+
+// Stops the fabric's ibsim (SIGSTOP) while alive and lets it run again when destroyed, a
+// failed assertion included: the other tests of this binary share the fabric.
+class PausedSimulator {
+ public:
+  PausedSimulator() {
+    std::ifstream state(fabric().run_dir() / "state.json");
+    pid_ = nlohmann::json::parse(state).at("ibsim").at("pid").get<pid_t>();
+    if (kill(pid_, SIGSTOP) != 0) pid_ = 0;
+  }
+  ~PausedSimulator() {
+    if (pid_ > 0) kill(pid_, SIGCONT);
+  }
+  bool paused() const { return pid_ > 0; }
+
+ private:
+  pid_t pid_ = 0;
+};
+
+// The real engine's timers: a stopped ibsim answers nothing (umad2sim waits for it without a
+// timeout of its own), so every attempt ends by the engine's timeout; resumed, ibsim answers
+// what it was sent, each answer late, to be dropped without touching the reads that replaced
+// it. The simulator's loss (`sim error`) cannot show this: it hands lost MADs back at once as
+// undelivered.
+TEST(Daemon, UnansweredMadsTimeOutAndTheirLateAnswersAreDropped) {
+  Daemon d(fabric(),
+           {"--poll.counters-interval", "200ms", "--mad.timeout", "20ms", "--mad.retries", "1",
+            "--discovery.interval", "1h", "--state.save-interval", "off", "--log.level", "debug"});
+  ASSERT_TRUE(d.wait_for("event=ready ports=12 stale=0", 15s)) << d.log();
+  const auto metrics = [&] { return http_get(d.web_port(), "/metrics"); };
+  const std::string failed = "ibpulse_mads_failed_total{reason=\"timeout\"}";
+  ASSERT_EQ(metric(metrics(), failed), 0) << metrics();
+  {
+    PausedSimulator paused;
+    ASSERT_TRUE(paused.paused());
+    // One sweep's 12 reads given up on: each attempt timed out (20 ms, then 40 ms).
+    ASSERT_TRUE(eventually([&] { return metric(metrics(), failed) >= 12; }, 20s)) << metrics();
+  }
+  ASSERT_TRUE(
+      eventually([&] { return metric(metrics(), "ibpulse_mad_late_replies_total") > 0; }, 20s))
+      << metrics();
+  // Reading resumes: a whole sweep after the late answers, no port stale.
+  const size_t sweeps = count(d.log(), "event=sweep sweep=");
+  ASSERT_TRUE(eventually(
+      [&] {
+        const std::string log = d.log();
+        const size_t last = log.rfind("event=sweep sweep=");
+        return count(log, "event=sweep sweep=") > sweeps + 1 &&
+               log.compare(log.find(" stale=", last), 9, " stale=0 ") == 0;
+      },
+      20s))
+      << d.log();
+  const std::string m = metrics();
+  // Every failed read took two attempts; attempts also timed out for reads a retry saved.
+  EXPECT_GE(metric(m, "ibpulse_mad_timeouts_total"), 2 * metric(m, failed)) << m;
+  // Each late answer was one of the attempts that timed out.
+  EXPECT_LE(metric(m, "ibpulse_mad_late_replies_total"), metric(m, "ibpulse_mad_timeouts_total"))
+      << m;
+  const std::string log = d.stop();
+  EXPECT_EQ(log.find("mad_late_replies=0 "), std::string::npos) << log;
 }
 
 TEST(Daemon, ADownedLinkIsSeenAndStopsCostingReads) {

@@ -172,6 +172,10 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
           [](S s) { return s.poller.mad.answered; });
   i.total("ibpulse_mad_timeouts_total", "MAD attempts that timed out",
           [](S s) { return s.poller.mad.attempt_timeouts; });
+  i.total("ibpulse_mad_late_replies_total",
+          "Answers that came after their attempt had timed out (dropped: the read was retried or "
+          "failed)",
+          [](S s) { return s.poller.mad.stale_replies; });
   i.total("ibpulse_mads_failed_total", "MADs that failed after every retry, by reason",
           [](S s) { return s.poller.mad.failed_timeout; }, {{"reason", "timeout"}});
   i.total("ibpulse_mads_failed_total", "MADs that failed after every retry, by reason",
