@@ -342,8 +342,8 @@ const std::vector<KeyDef>& key_defs() {
         "60s"},
        duration_or_off(IBPULSE_FIELD(state_save_interval))},
       {{"web.listen-address",
-        "Address of the Prometheus endpoint (/metrics, and / for status), [host]:port; off: "
-        "none",
+        "Address of the Prometheus endpoint (/metrics; /metrics/self, the daemon's own "
+        "metrics alone; / for status), [host]:port; off: none",
         ":9731"},
        text(IBPULSE_FIELD(web_listen_address))},
       {{"collect.counters", "Export the PortCounters/PortCountersExtended counters", "true"},

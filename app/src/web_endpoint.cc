@@ -19,7 +19,11 @@ Result<std::unique_ptr<WebEndpoint>> WebEndpoint::start(const std::string& liste
   WebEndpoint* self = endpoint.get();
   auto server = MetricsServer::start(
       options, [self](const MetricsServer::BodyWriter& write) { self->metrics(write); },
-      [self] { return self->landing(); });
+      [self] { return self->landing(); },
+      [self](const MetricsServer::BodyWriter& write) {
+        const auto snap = self->sources_.snapshots->load();
+        self->self_metrics(write, snap.get());
+      });
   if (!server) return Error{server.error()};
   endpoint->server_ = std::move(*server);
   endpoint->serving_.store(endpoint->server_.get(), std::memory_order_release);
@@ -32,6 +36,12 @@ void WebEndpoint::metrics(const MetricsServer::BodyWriter& write) {
   const auto snap = sources_.snapshots->load();
   thread_local std::string scratch;
   if (snap) renderer_.render(*snap, scratch, write);
+  self_metrics(write, snap.get());
+}
+
+void WebEndpoint::self_metrics(const MetricsServer::BodyWriter& write,
+                               const converters::FabricSnapshot* snap) {
+  thread_local std::string scratch;
   exporters::prometheus::DaemonStatus status;
   status.poller = sources_.poller();
   status.converter = sources_.converter();
@@ -59,6 +69,7 @@ std::string WebEndpoint::landing() const {
   return fmt::format(
       "<!DOCTYPE html><html><head><title>ibpulse</title></head><body><h1>ibpulse {}</h1>"
       "<p><a href=\"/metrics\">/metrics</a>: every port's counters (Prometheus text format)</p>"
+      "<p><a href=\"/metrics/self\">/metrics/self</a>: the daemon's own metrics alone</p>"
       "<p>Fabric: {} nodes, {} ports; {} in the last snapshot.</p>"
       "<p>Sweeps: {}; the last one took {:.3f} s with {} stale ports.</p></body></html>\n",
       IBPULSE_VERSION, st.nodes, st.ports, snap ? snap->ports.size() : 0, st.sweeps,

@@ -1,6 +1,7 @@
 #pragma once
 // The daemon's Prometheus endpoint: /metrics renders the latest snapshot (fabric metrics) and
-// then the daemon's own metrics; / is a landing page with links, the fabric's size and the last
+// then the daemon's own metrics, /metrics/self the daemon's own metrics alone; / is a landing
+// page with links, the fabric's size and the last
 // sweep's status.
 //
 // Thread safety: the server's workers call the callbacks; they read the snapshot store and the
@@ -40,6 +41,8 @@ class WebEndpoint {
  private:
   WebEndpoint(exporters::prometheus::MetricGroups groups, Sources sources);
   void metrics(const exporters::prometheus::MetricsServer::BodyWriter& write);
+  void self_metrics(const exporters::prometheus::MetricsServer::BodyWriter& write,
+                    const converters::FabricSnapshot* snapshot);
   std::string landing() const;
 
   Sources sources_;

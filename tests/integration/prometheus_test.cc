@@ -66,8 +66,22 @@ TEST(Prometheus, ServesExactCountersInfoAndSelfMetricsThatLintClean) {
   EXPECT_EQ(std::system(("promtool check metrics < " + path.string()).c_str()), 0);
   std::filesystem::remove(path);
 
+  // The daemon's own metrics alone: every ibpulse_ family of the full scrape, no port series.
+  const std::string self = http_get(port, "/metrics/self");
+  EXPECT_EQ(self.find("infiniband_"), std::string::npos) << self;
+  EXPECT_NE(self.find("\nibpulse_fabric_nodes 6\n"), std::string::npos) << self;
+  for (size_t at = scrape.find("\n# TYPE ibpulse_"); at != std::string::npos;
+       at = scrape.find("\n# TYPE ibpulse_", at + 1)) {
+    const std::string type_line = scrape.substr(at, scrape.find('\n', at + 1) - at + 1);
+    EXPECT_NE(self.find(type_line), std::string::npos) << type_line;
+  }
+  std::ofstream(path) << self;
+  EXPECT_EQ(std::system(("promtool check metrics < " + path.string()).c_str()), 0);
+  std::filesystem::remove(path);
+
   EXPECT_EQ(http_get(port, "/nope"), "HTTP 404\n");
   EXPECT_NE(http_get(port, "/").find("<a href=\"/metrics\">"), std::string::npos);
+  EXPECT_NE(http_get(port, "/").find("<a href=\"/metrics/self\">"), std::string::npos);
   d.stop();
   fabric().set("PerformanceSet \"Hca1\"[1] PortCounters.SymbolErrorCounter=0");
   fabric().set("PerformanceSet \"Hca1\"[1] PortCounters.LinkDownedCounter=0");

@@ -259,6 +259,7 @@ TEST_F(HttpServerTest, UnknownPathAndOtherMethods) {
   EXPECT_EQ(get(port(), "/nope").status, 404);
   EXPECT_EQ(get(port(), "/metrics/").status, 404);
   EXPECT_EQ(get(port(), "/metricsx").status, 404);
+  EXPECT_EQ(get(port(), "/metrics/self").status, 404);  // this server has no self-metrics
   Response r = roundtrip(port(),
                          "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n"
                          "Connection: close\r\n\r\nabc");
@@ -360,6 +361,26 @@ TEST(HttpServer, AThrowingMetricsFnIsA500AndCounted) {
   EXPECT_EQ(get((*server)->port(), "/").status, 200);
   EXPECT_EQ((*server)->stats().errors, 1u);
   EXPECT_EQ((*server)->stats().scrapes, 0u);
+}
+
+TEST(HttpServer, SelfMetricsHaveTheirOwnPathAndAreNotCountedAsScrapes) {
+  HttpOptions options;
+  options.listen_address = "127.0.0.1:0";
+  auto server = MetricsServer::start(
+      options, [](const MetricsServer::BodyWriter& write) { write("fabric_series 1\n"); },
+      [] { return std::string("x"); },
+      [](const MetricsServer::BodyWriter& write) { write("ibpulse_up 1\n"); });
+  ASSERT_TRUE(server.ok()) << server.error();
+  Response r = get((*server)->port(), "/metrics/self");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.headers["content-type"], "text/plain; version=0.0.4; charset=utf-8");
+  EXPECT_EQ(r.body, "ibpulse_up 1\n");
+  r = get((*server)->port(), "/metrics/self", "Accept-Encoding: gzip\r\n");
+  EXPECT_EQ(r.headers["content-encoding"], "gzip");
+  EXPECT_EQ(gunzip(r.body), "ibpulse_up 1\n");
+  EXPECT_EQ((*server)->stats().scrapes, 0u);  // the stats describe /metrics
+  EXPECT_EQ(get((*server)->port(), "/metrics").body, "fabric_series 1\n");
+  EXPECT_EQ((*server)->stats().scrapes, 1u);
 }
 
 // Failing after the head went out: no 500 is possible any more, so the body stops without its

@@ -32,6 +32,7 @@ constexpr std::string_view kMetricsGzipHeaders =
 
 struct MetricsServer::Impl {
   MetricsFn metrics;
+  MetricsFn self_metrics;
   LandingFn landing;
   mg_context* context = nullptr;
   uint16_t port = 0;
@@ -72,7 +73,7 @@ struct MetricsServer::Impl {
     return status;
   }
 
-  int serve_metrics(mg_connection* conn, bool head) {
+  int serve_metrics(mg_connection* conn, bool head, const MetricsFn& body, bool counted) {
     auto begin = std::chrono::steady_clock::now();
     const char* accept = mg_get_header(conn, "Accept-Encoding");
     const bool gzip = accept != nullptr && accepts_gzip(accept);
@@ -90,12 +91,13 @@ struct MetricsServer::Impl {
       if (head) {
         response.send_head();
       } else {
-        metrics([&response](std::string_view piece) { response.write(piece); });
+        body([&response](std::string_view piece) { response.write(piece); });
         response.finish();
       }
     } catch (const std::exception&) {
       return failed_scrape(conn, &response);
     }
+    if (!counted) return 200;
     std::chrono::duration<double> took = std::chrono::steady_clock::now() - begin;
     last_scrape_seconds.store(took.count(), std::memory_order_relaxed);
     scrapes.fetch_add(1, std::memory_order_relaxed);
@@ -134,14 +136,17 @@ struct MetricsServer::Impl {
     if (!head && method != "GET") {
       return self->error_response(conn, 405, "Method Not Allowed", "Allow: GET, HEAD\r\n", false);
     }
-    if (path == "/metrics") return self->serve_metrics(conn, head);
+    if (path == "/metrics") return self->serve_metrics(conn, head, self->metrics, true);
+    if (path == "/metrics/self" && self->self_metrics)
+      return self->serve_metrics(conn, head, self->self_metrics, false);
     if (path == "/") return self->serve_landing(conn, head);
     return self->error_response(conn, 404, "Not Found", "", head);
   }
 };
 
 Result<std::unique_ptr<MetricsServer>> MetricsServer::start(const HttpOptions& options,
-                                                            MetricsFn metrics, LandingFn landing) {
+                                                            MetricsFn metrics, LandingFn landing,
+                                                            MetricsFn self_metrics) {
   static std::once_flag library_once;
   std::call_once(library_once, [] { mg_init_library(0); });
 
@@ -153,6 +158,7 @@ Result<std::unique_ptr<MetricsServer>> MetricsServer::start(const HttpOptions& o
   auto impl = std::make_unique<Impl>();
   impl->metrics = std::move(metrics);
   impl->landing = std::move(landing);
+  impl->self_metrics = std::move(self_metrics);
 
   std::string threads = std::to_string(options.threads);
   std::vector<const char*> config = {

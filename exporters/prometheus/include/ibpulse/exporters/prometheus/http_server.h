@@ -1,5 +1,7 @@
 #pragma once
-// The HTTP side of the Prometheus exporter: `/metrics` and a landing page `/`, served by civetweb
+// The HTTP side of the Prometheus exporter: `/metrics`, optionally `/metrics/self` (the daemon's
+// own metrics alone: a 70,000-port fabric's /metrics is 330 MB of text, too much to watch the
+// collector with every few seconds), and a landing page `/`, served by civetweb
 // (kept out of this header: it is private to ibpulse::exporters_prometheus).
 //
 // Behaviour: GET and HEAD only (other methods: 405), unknown paths: 404, requests whose headers
@@ -9,8 +11,9 @@
 // counted in Stats and the caller decides what to log.
 //
 // Thread safety: MetricsFn and LandingFn are called concurrently from up to `threads` worker
-// threads and must be safe for that. stats() and port() may be called from any thread. The
-// destructor stops the server and waits for requests in flight; it must not run inside a handler.
+// threads and must be safe for that (the self-metrics function too). stats() and port() may be
+// called from any thread. The destructor stops the server and waits for requests in flight; it must
+// not run inside a handler.
 
 #include <cstdint>
 #include <functional>
@@ -55,8 +58,11 @@ class MetricsServer {
   };
 
   // Binds and starts serving; errors like "cannot listen on :9731: address in use".
+  // `self_metrics` writes the body of `/metrics/self` (none: that path is a 404); Stats
+  // describe `/metrics` (a failed `/metrics/self` counts in errors all the same).
   static Result<std::unique_ptr<MetricsServer>> start(const HttpOptions& options, MetricsFn metrics,
-                                                      LandingFn landing);
+                                                      LandingFn landing,
+                                                      MetricsFn self_metrics = {});
 
   ~MetricsServer();  // stops serving, after the requests in flight
   MetricsServer(const MetricsServer&) = delete;
