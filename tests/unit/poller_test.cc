@@ -213,5 +213,34 @@ TEST(PollerFake, ACachedStartIsRediscoveredWhenTheCacheIsAnIntervalOld) {
   }
 }
 
+// Shards discover the whole fabric each: shard k of N has its second discovery (k-1)/N of an
+// interval after shard 1's, and every one after it an interval apart, so their SMP bursts
+// never coincide.
+TEST(PollerFake, ShardsStaggerTheirDiscoveriesByAShareOfTheInterval) {
+  using namespace std::chrono_literals;
+  constexpr unsigned kShards = 4;
+  for (unsigned k = 1; k <= kShards; ++k) {
+    PollerHarness h;
+    h.options.rediscover = 4min;
+    h.options.shard = ShardSpec{k, kShards, 1};
+    const auto start = h.clock.now();
+    std::vector<std::chrono::steady_clock::duration> at;
+    h.on_discover = [&](unsigned, Topology&) { at.push_back(h.clock.now() - start); };
+    ASSERT_TRUE(h.run(100000, 9min + 30s).ok());
+    SCOPED_TRACE("shard " + std::to_string(k));
+    ASSERT_GE(at.size(), 2u);
+    EXPECT_EQ(at[0], std::chrono::steady_clock::duration::zero());
+    const auto second = 4min + 1min * (k - 1);  // (k-1)/4 of 4 min after shard 1's
+    EXPECT_GE(at[1], second);
+    EXPECT_LT(at[1], second + 1s);  // the poller looks at least every 100 ms
+    // Staggered once: the next comes one interval later (within the run for shards 1 and 2).
+    EXPECT_EQ(at.size(), k <= 2 ? 3u : 2u);
+    if (at.size() == 3) {
+      EXPECT_GE(at[2] - at[1], 4min);
+      EXPECT_LT(at[2] - at[1], 4min + 1s);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ibpulse::collector
