@@ -4,6 +4,7 @@
 // Thread safety: pure functions.
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -32,5 +33,20 @@ inline bool is_gauge(const CounterSource& s) {
 // The value on a port, or nothing when the port never had it read.
 std::optional<double> gauge_value(const CounterSource& s, const converters::PortSnapshot& p);
 std::optional<uint64_t> counter_value(const CounterSource& s, const converters::PortSnapshot& p);
+
+// For a pass over `ports` at `i`: fetches ahead what the extra (per-VL, per-lane) counters of
+// the ports a few rows on will need, the object first and its storage once that has come. The
+// rows are contiguous and the hardware fetches them ahead; the extra counters are apart, and
+// on 70,000 ports waiting for them was most of the alert thread's time.
+[[gnu::always_inline]] inline void prefetch_extra(std::span<const converters::PortSnapshot> ports,
+                                                  size_t i) {
+  constexpr size_t kFar = 16, kNear = 8;
+  if (i + kFar < ports.size()) {
+    if (const auto* e = ports[i + kFar].extra.get()) __builtin_prefetch(e);
+  }
+  if (i + kNear < ports.size()) {
+    if (const auto* e = ports[i + kNear].extra.get()) __builtin_prefetch(e->storage());
+  }
+}
 
 }  // namespace ibpulse::exporters::alerts

@@ -307,6 +307,7 @@ std::vector<Decision> ThresholdEngine::evaluate(const FabricSnapshot& s,
   for (size_t r = 0; r < rules_.size(); ++r)
     scopes[r] = &m.scope_of(rules_[r], m.states[r], s);
   for (size_t i = 0; i < s.ports.size(); ++i) {
+    prefetch_extra(s.ports, i);
     for (size_t r = 0; r < rules_.size(); ++r) {
       if ((*scopes[r])[i]) m.evaluate_port(rules_[r], m.states[r], step, i);
     }

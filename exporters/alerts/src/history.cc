@@ -59,6 +59,7 @@ void CounterHistory::observe(const converters::FabricSnapshot& s, const PortLayo
   for (size_t first = 0; first < n; first += kBlock) {
     block.fill(kAbsent);
     for (size_t i = first; i < std::min(n, first + kBlock); ++i) {
+      if (source_.kind == CounterSource::Kind::kFamily) prefetch_extra(s.ports, i);
       if (const auto v = counter_value(source_, s.ports[i])) block[i - first] = *v;
     }
     const size_t b = first / kBlock;

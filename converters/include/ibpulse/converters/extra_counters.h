@@ -46,6 +46,9 @@ class ExtraCounters {
     }
   }
   size_t stored() const { return size_; }  // counters with room, of every attribute read
+  // Where the stored counters live (null: none), for readers that prefetch it: a pass over a
+  // large fabric's ports otherwise waits on memory once for the object, once for this.
+  const ExtraCounterState* storage() const { return states_.get(); }
 
  private:
   // The extra counters of one attribute: contiguous in the schema's counter table.
