@@ -53,7 +53,7 @@ void log_vl_totals(collector::PortKey key, const converters::PortVlTraffic& t) {
 }  // namespace
 
 ConvertLoop::ConvertLoop(const DaemonConfig& config, std::vector<collector::SampleRing*> rings,
-                         collector::ClearRing& clears, converters::SnapshotStore& store,
+                         collector::ClearRings& clears, converters::SnapshotStore& store,
                          SampleLogger trace_sample)
     : rings_(std::move(rings)),
       trace_sample_(trace_sample),

@@ -25,7 +25,7 @@ class ConvertLoop {
  public:
   using SampleLogger = void (*)(const collector::RawSample&);
   ConvertLoop(const DaemonConfig& config, std::vector<collector::SampleRing*> rings,
-              collector::ClearRing& clears, converters::SnapshotStore& store,
+              collector::ClearRings& clears, converters::SnapshotStore& store,
               SampleLogger trace_sample = nullptr);
 
   void run(const std::atomic<bool>& stop);

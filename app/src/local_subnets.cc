@@ -43,8 +43,6 @@ Result<LocalSubnets> choose_local_subnets(const DaemonConfig& config) {
   if (!present) return Error{present.error()};
   auto chosen = collector::resolve_local_ports(config.local_ports, *present);
   if (!chosen) return Error{chosen.error()};
-  if (chosen->size() > 1 && config.converter.clear_policy == converters::ClearPolicy::kThreshold)
-    return Err("counters.clear-policy threshold works with one local port only for now");
   std::vector<std::vector<collector::LocalPortInfo>> groups{*chosen};
   if (chosen->size() > 1) {
     auto grouped = collector::group_by_subnet(*chosen, [&](const collector::LocalPort& through) {

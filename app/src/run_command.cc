@@ -117,7 +117,7 @@ int run_daemon(const RunArgs& a) {
     ring_ptrs.push_back(rings.back().get());
   }
   std::atomic<bool> stop_all{false};
-  collector::ClearRing clears(4096);
+  collector::ClearRings clears(subnets->port_count(), 4096);  // one per poller
   converters::SnapshotStore snapshots;
   ConvertLoop converter(*config, ring_ptrs, clears, snapshots, log_sample);
   std::atomic<bool> stop_converter{false};
@@ -170,7 +170,7 @@ int run_daemon(const RunArgs& a) {
     sweeps.fetch_add(1);
   };
   collector::SubnetSet poller(config->poller, std::move(subnets->ports), std::move(subnets->names),
-                              ring_ptrs, events, &clears);
+                              ring_ptrs, events, clears.rings());
   AlertLoop alerts(std::move(rules.rules), config->alerts, snapshots);
   // Set once the SNMP agent runs: scrapes may come before.
   std::atomic<exporters::snmp::SnmpAgent*> agent{nullptr};

@@ -76,15 +76,16 @@ Status run_together(size_t count,
 }
 
 PollerGroup::PollerGroup(PollerOptions options, std::vector<LocalPort> ports,
-                         std::vector<SampleRing*> rings, PollerEvents events, ClearRing* clears,
-                         PollerBackend backend)
+                         std::vector<SampleRing*> rings, PollerEvents events,
+                         std::vector<ClearRing*> clears, PollerBackend backend)
     : events_(std::move(events)), ports_(std::move(ports)) {
   if (ports_.size() <= 1) {
     if (ports_.size() == 1) {
       options.discovery.ca = ports_[0].ca;
       options.discovery.ca_port = ports_[0].port;
     }
-    pollers_.push_back(std::make_unique<Poller>(std::move(options), *rings.at(0), events_, clears,
+    pollers_.push_back(std::make_unique<Poller>(std::move(options), *rings.at(0), events_,
+                                                clears.empty() ? nullptr : clears.at(0),
                                                 std::move(backend)));
     return;
   }
@@ -107,7 +108,7 @@ PollerGroup::PollerGroup(PollerOptions options, std::vector<LocalPort> ports,
     PollerEvents ev = events_;
     ev.sweep_done = [this, i](const SweepSummary& s) { sweep_done(i, s); };
     pollers_.push_back(std::make_unique<Poller>(std::move(mine), *rings.at(i), std::move(ev),
-                                                i == 0 ? clears : nullptr, backend));
+                                                clears.empty() ? nullptr : clears.at(i), backend));
   }
 }
 

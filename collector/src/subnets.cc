@@ -8,7 +8,7 @@ namespace ibpulse::collector {
 
 SubnetSet::SubnetSet(PollerOptions options, std::vector<std::vector<LocalPort>> subnets,
                      std::vector<Topology::Subnet> names, std::vector<SampleRing*> rings,
-                     PollerEvents events, ClearRing* clears, PollerBackend backend)
+                     PollerEvents events, std::vector<ClearRing*> clears, PollerBackend backend)
     : events_(std::move(events)), names_(std::move(names)) {
   if (subnets.empty()) subnets.emplace_back();
   names_.resize(subnets.size());
@@ -32,13 +32,18 @@ SubnetSet::SubnetSet(PollerOptions options, std::vector<std::vector<LocalPort>> 
     const size_t count = std::max<size_t>(1, subnets[i].size());
     std::vector<SampleRing*> own_rings(rings.begin() + static_cast<ptrdiff_t>(first_ring),
                                        rings.begin() + static_cast<ptrdiff_t>(first_ring + count));
+    std::vector<ClearRing*> own_clears;
+    if (!clears.empty()) {
+      own_clears.assign(clears.begin() + static_cast<ptrdiff_t>(first_ring),
+                        clears.begin() + static_cast<ptrdiff_t>(first_ring + count));
+    }
     first_ring += count;
     PollerEvents ev = events_;
     ev.discovered = [this, i](const Topology& t, const TopologyChanges& c) { discovered(i, t, c); };
     ev.sweep_done = [this, i](const SweepSummary& s) { sweep_done(i, s); };
     groups_.push_back(std::make_unique<PollerGroup>(std::move(mine), std::move(subnets[i]),
                                                     std::move(own_rings), std::move(ev),
-                                                    i == 0 ? clears : nullptr, backend));
+                                                    std::move(own_clears), backend));
   }
 }
 

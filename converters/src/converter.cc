@@ -133,7 +133,7 @@ const void* Converter::PortIndex::bucket(collector::PortKey key) const {
   return nodes_.empty() ? nullptr : &nodes_[home(key.node_guid)];
 }
 
-Converter::Converter(ConverterOptions options, collector::ClearRing* clears)
+Converter::Converter(ConverterOptions options, collector::ClearRings* clears)
     : options_(options), clears_(clears) {}
 
 void Converter::set_topology(std::shared_ptr<const collector::Topology> topology,

@@ -122,8 +122,9 @@ RC_GTEST_PROP(AccumulatorProperty, MonotonicAndExactWithoutLatchOrForeignClear, 
 RC_GTEST_PROP(ConverterProperty, ThresholdClearsKeepNarrowCountersExact, ()) {
   const auto traffic = *rc::gen::container<std::vector<uint64_t>>(
       rc::gen::inRange<uint64_t>(0, counter_max(16) / 4 - 1));
-  collector::ClearRing ring(8);
-  Converter converter({ClearPolicy::kThreshold}, &ring);
+  collector::ClearRings rings(1, 8);
+  collector::ClearRing& ring = rings.ring(0);
+  Converter converter({ClearPolicy::kThreshold}, &rings);
   Register reg{16};
   uint64_t true_total = 0;
   auto now = Clock::time_point{} + std::chrono::hours(1);

@@ -16,6 +16,7 @@ namespace {
 
 using collector::ClearRequest;
 using collector::ClearRing;
+using collector::ClearRings;
 using collector::MadFailure;
 using collector::PortKey;
 using collector::RawSample;
@@ -97,16 +98,18 @@ TEST(Converter, FieldsNotAdvertisedAreNotPresent) {
 }
 
 TEST(Converter, NeverPolicyAsksNoClear) {
-  ClearRing ring(16);
-  Converter c({}, &ring);
+  ClearRings rings(1, 16);
+  ClearRing& ring = rings.ring(0);
+  Converter c({}, &rings);
   c.apply(counters(t0, 65535, 0xffffffff));
   EXPECT_TRUE(ring.empty());
   EXPECT_TRUE(c.state(kPort)->core[schema::index_of(CounterId::kSymbolError)].saturated);
 }
 
 TEST(Converter, ThresholdClearsExactlyTheFieldsNearTheirLatch) {
-  ClearRing ring(16);
-  Converter c({ClearPolicy::kThreshold}, &ring);
+  ClearRings rings(1, 16);
+  ClearRing& ring = rings.ring(0);
+  Converter c({ClearPolicy::kThreshold}, &rings);
   c.apply(counters(t0, 49151, 0x10));  // just below 75% of 65535
   EXPECT_TRUE(ring.empty());
   c.apply(counters(t0 + 1s, 50000, 0x20));
@@ -132,14 +135,15 @@ TEST(Converter, ThresholdClearsExactlyTheFieldsNearTheirLatch) {
 }
 
 TEST(Converter, ThresholdClearsNarrowDataCountersWithoutA64BitCopy) {
-  ClearRing ring(16);
-  Converter c({ClearPolicy::kThreshold}, &ring);
+  ClearRings rings(1, 16);
+  ClearRing& ring = rings.ring(0);
+  Converter c({ClearPolicy::kThreshold}, &rings);
   c.apply(counters(t0, 0, 0xd0000000));
   ClearRequest r;
   ASSERT_TRUE(ring.pop(r));
   EXPECT_EQ(r.fields, bit(Attribute::kPortCounters, "PortXmitData"));
   // With the 64-bit copy read, the narrow one is superseded: no clear.
-  Converter wide({ClearPolicy::kThreshold}, &ring);
+  Converter wide({ClearPolicy::kThreshold}, &rings);
   RawSample s = counters(t0, 0, 0xd0000000);
   s.superseded = bit(Attribute::kPortCounters, "PortXmitData");
   wide.apply(s);
@@ -147,8 +151,9 @@ TEST(Converter, ThresholdClearsNarrowDataCountersWithoutA64BitCopy) {
 }
 
 TEST(Converter, ThresholdClearsFlowControlCounters) {
-  ClearRing ring(16);
-  Converter c({ClearPolicy::kThreshold}, &ring);
+  ClearRings rings(1, 16);
+  ClearRing& ring = rings.ring(0);
+  Converter c({ClearPolicy::kThreshold}, &rings);
   RawSample s = sample(Attribute::kPortFlowCtlCounters, t0);
   s.values[field(Attribute::kPortFlowCtlCounters, "PortRcvFlowPkts")] = 0xf0000000;
   c.apply(s);
@@ -159,8 +164,9 @@ TEST(Converter, ThresholdClearsFlowControlCounters) {
 }
 
 TEST(Converter, AFailedClearKeepsTheOldBaseline) {
-  ClearRing ring(16);
-  Converter c({ClearPolicy::kThreshold}, &ring);
+  ClearRings rings(1, 16);
+  ClearRing& ring = rings.ring(0);
+  Converter c({ClearPolicy::kThreshold}, &rings);
   c.apply(counters(t0, 50000, 0));
   ClearRequest r;
   ASSERT_TRUE(ring.pop(r));

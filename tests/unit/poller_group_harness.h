@@ -30,6 +30,7 @@ struct GroupHarness {
   std::vector<std::unique_ptr<SampleRing>> rings;
   std::map<std::string, testing::FakeMadEngine*> engines;  // by CA, while the group runs
   std::set<std::string> discovery_down;                    // CAs whose discovery fails
+  std::vector<ClearRing*> clears;  // one per local port, if the test sends clear requests
   // Filled by run(): every sample with the ring (local port) it came through and the number of
   // full sweeps that had ended when it was drained.
   struct Taken {
@@ -98,7 +99,7 @@ struct GroupHarness {
       rings.push_back(std::make_unique<SampleRing>(1 << 16));
       raw.push_back(rings.back().get());
     }
-    PollerGroup group(options, ports, raw, events, nullptr, std::move(backend));
+    PollerGroup group(options, ports, raw, events, clears, std::move(backend));
     auto started = group.start();
     if (!started) return started;
     while (!stop.load()) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "poller_group_harness.h"
 
@@ -125,6 +126,39 @@ TEST(PollerGroup, TwoLocalPortsReadNearlyTwiceAsFastAsOne) {
   EXPECT_GE(two / one, 1.8) << one << " vs " << two;
   std::printf("answered MADs/s (virtual time): one local port %.0f, two %.0f, ratio %.2f\n", one,
               two, two / one);
+}
+
+// counters.clear-policy threshold with several local ports: every poller gets each request and
+// the one that polls the port sends the Set, whichever local port that is.
+TEST(PollerGroup, EachLocalPortClearsTheCountersOfTheNodesItPolls) {
+  GroupHarness h;
+  ClearRings clears(2, 64);
+  h.clears = clears.rings();
+  const uint64_t symbol_error = 1;  // field 0 of PortCounters
+  std::vector<PortKey> hcas;
+  for (uint64_t guid = 0x1001; guid < 0x1001 + GroupHarness::kHcas; ++guid) {
+    hcas.push_back({guid, 1});
+    h.fabric.set(hcas.back(), schema::CounterId::kSymbolError, 50);
+    ASSERT_TRUE(clears.push(ClearRequest{hcas.back(), Attribute::kPortCounters, symbol_error}));
+  }
+  ASSERT_TRUE(h.run(3).ok());
+  EXPECT_EQ(h.stats.clears_sent, GroupHarness::kHcas) << "each port cleared once";
+  const LocalPortSplit owners(2);
+  std::set<size_t> clearing;
+  for (PortKey p : hcas) {
+    EXPECT_EQ(h.fabric.attempts(p, Attribute::kPortCounters), 4u) << "3 Gets and the Set";
+    size_t answers = 0;
+    for (const auto& t : h.samples) {
+      if (t.sample.port != p || t.sample.cleared == 0) continue;
+      ++answers;
+      EXPECT_EQ(t.sample.cleared, symbol_error);
+      EXPECT_EQ(t.sample.values[0], 0u) << "the Set's answer: the counter after the clear";
+      EXPECT_EQ(t.ring, owners.owner(p.node_guid)) << "sent by the poller that owns the node";
+      clearing.insert(t.ring);
+    }
+    EXPECT_EQ(answers, 1u) << p.node_guid;
+  }
+  EXPECT_EQ(clearing.size(), 2u) << "both local ports cleared their own nodes";
 }
 
 }  // namespace

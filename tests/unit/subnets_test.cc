@@ -85,7 +85,7 @@ struct RailsHarness {
       raw.push_back(rings.back().get());
     }
     SubnetSet set(options, {{{"mlx5_0", 1}}, {{"mlx5_1", 1}}}, {{0, "mlx5_0:1"}, {0, "mlx5_1:1"}},
-                  raw, events, nullptr, std::move(backend));
+                  raw, events, {}, std::move(backend));
     if (auto started = set.start(); !started) return started;
     for (auto deadline = clock.now() + 10min; !stop.load() && clock.now() < deadline;) {
       set.step();
@@ -280,7 +280,7 @@ TEST(SubnetSet, RunsEachSubnetOnItsOwnThread) {
   };
   SampleRing ring_a(1 << 16), ring_b(1 << 16);
   SubnetSet set(options, {{{"mlx5_0", 1}}, {{"mlx5_1", 1}}}, {{0, "mlx5_0:1"}, {0, "mlx5_1:1"}},
-                {&ring_a, &ring_b}, events, nullptr, std::move(backend));
+                {&ring_a, &ring_b}, events, {}, std::move(backend));
   ASSERT_TRUE(set.run(stop).ok());
   EXPECT_GE(rounds.load(), 5u);
   ASSERT_FALSE(discovered.empty());

@@ -45,9 +45,9 @@ Status run_together(size_t count,
 class PollerGroup {
  public:
   // `ports`: the local ports (none or one: options.discovery's port, a plain Poller). `rings`:
-  // one per poller (ports.size(), at least 1). `clears` goes to the first poller only.
+  // one per poller (ports.size(), at least 1). `clears`: one per poller as well, or none.
   PollerGroup(PollerOptions options, std::vector<LocalPort> ports, std::vector<SampleRing*> rings,
-              PollerEvents events, ClearRing* clears = nullptr, PollerBackend backend = {});
+              PollerEvents events, std::vector<ClearRing*> clears = {}, PollerBackend backend = {});
   ~PollerGroup();
 
   Status run(const std::atomic<bool>& stop);

@@ -57,10 +57,10 @@ class SubnetSet {
  public:
   // `subnets`: each subnet's local ports, in order (one subnet with no port: options.discovery's
   // CA and port, a plain Poller). `names[i]`: subnet i's name (its first local port). `rings`:
-  // one per local port, in the same order over all subnets. `clears` goes to the first poller.
+  // one per local port, in the same order over all subnets; `clears` likewise, or none.
   SubnetSet(PollerOptions options, std::vector<std::vector<LocalPort>> subnets,
             std::vector<Topology::Subnet> names, std::vector<SampleRing*> rings,
-            PollerEvents events, ClearRing* clears = nullptr, PollerBackend backend = {});
+            PollerEvents events, std::vector<ClearRing*> clears = {}, PollerBackend backend = {});
   ~SubnetSet();
 
   Status run(const std::atomic<bool>& stop);

@@ -52,7 +52,7 @@ struct ConverterOptions {
 
 class Converter {
  public:
-  explicit Converter(ConverterOptions options, collector::ClearRing* clears = nullptr);
+  explicit Converter(ConverterOptions options, collector::ClearRings* clears = nullptr);
 
   // The ports to report (and their links, for utilisation). Ports with state that are not
   // in it are reported with in_topology = false.
@@ -152,7 +152,7 @@ class Converter {
   void forget_foreign_ports();  // sharded: the ports of nodes another shard owns
 
   ConverterOptions options_;
-  collector::ClearRing* clears_;
+  collector::ClearRings* clears_;
   std::shared_ptr<const collector::Topology> topology_;
   // Port states in topology order, so a snapshot reads them sequentially: slots
   // [0, topology_slots_) are the topology's ports (allocated by set_topology, `read_` once a
