@@ -219,6 +219,16 @@ TEST(Shard, ReplicasServeEveryPortTwiceAndAKilledShardLosesNone) {
   }
   std::string last;
   EXPECT_TRUE(wait_for_values(shards, planted, "infiniband_port_link_downed_total", last)) << last;
+  // Every port, linked or not, is still served by a shard left (the linked ones' counters
+  // were checked above; a port without a link is read every poll.idle-interval).
+  std::set<PortId> left;
+  for (size_t i : {size_t{0}, size_t{2}}) {
+    ASSERT_TRUE(shards[i].running());
+    for (const auto& [port, info] : per_port(scrape(shards[i]), "infiniband_port_info"))
+      left.insert(port);
+  }
+  for (const auto& port : all_ports())
+    EXPECT_EQ(left.count(port), 1u) << port.first << ":" << port.second;
 }
 
 TEST(Shard, BadShardSettingsAreRefusedAtStart) {
