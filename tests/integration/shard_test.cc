@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "daemon_client.h"
+#include "eventually.h"
 #include "sim_fabric.h"
 #include "snmp_client.h"
 
@@ -194,7 +195,31 @@ TEST(Shard, EveryPortOnExactlyOneShardWithExactCounters) {
 
 TEST(Shard, ReplicasServeEveryPortTwiceAndAKilledShardLosesNone) {
   const auto expected_owners = owners(3, 2);
+  std::map<PortId, std::string> errors;  // a distinct count per linked port
+  unsigned count = 700;
+  for (const auto& p : fabric().ports()) {
+    if (p.port == 0 || p.remote_node.empty()) continue;
+    fabric().set("PerformanceSet \"" + p.node + "\"[" + std::to_string(p.port) +
+                 "] PortCounters.SymbolErrorCounter=" + std::to_string(count));
+    errors[{guid_text(p.node_guid), p.port}] = std::to_string(count++);
+  }
   Shards shards(3, 2);
+  // Both replicas of a port export the same value: every shard shows each of its linked ports'
+  // planted count.
+  for (size_t i = 0; i < shards.size(); ++i) {
+    std::map<PortId, std::string> shown;
+    const bool all = eventually(
+        [&] {
+          shown = per_port(scrape(shards[i]), "infiniband_port_symbol_error_total");
+          for (const auto& [port, value] : shown) {
+            const auto it = errors.find(port);
+            if (it != errors.end() && it->second != value) return false;
+          }
+          return !shown.empty();
+        },
+        20s);
+    EXPECT_TRUE(all) << "shard " << i + 1;
+  }
   std::map<PortId, int> times;
   for (size_t i = 0; i < shards.size(); ++i) {
     for (const auto& [port, info] : per_port(scrape(shards[i]), "infiniband_port_info")) {
