@@ -72,9 +72,14 @@ std::map<std::string, std::vector<unsigned>> owners(unsigned count, unsigned rep
 class Shards {
  public:
   Shards(unsigned count, unsigned replicas) {
+    // A state directory per shard of this set only: a set started earlier in this process
+    // (another test, or a --gtest_repeat round) must not lend its saved totals.
+    static unsigned sets = 0;
+    const unsigned set = ++sets;
     for (unsigned k = 1; k <= count; ++k) {
       const auto dir = fabric().root() / ("shard-state-" + std::to_string(::getpid()) + "-" +
-                                          std::to_string(count) + "-" + std::to_string(k));
+                                          std::to_string(set) + "-" + std::to_string(k));
+      std::filesystem::remove_all(dir);
       std::filesystem::create_directories(dir);
       daemons_.push_back(std::make_unique<Daemon>(
           fabric(), std::vector<std::string>{
