@@ -35,7 +35,8 @@ struct RailsHarness {
   std::vector<std::string> warnings;
   std::vector<Topology> discovered;
   PollerStats stats;
-  bool rail_b_down = false;  // discovery through mlx5_1:1 fails
+  bool rail_b_down = false;        // discovery through mlx5_1:1 fails
+  std::vector<ClearRing*> clears;  // one per local port, if the test sends clear requests
 
   // A switch at LID 1 with HCAs `base`+1 and `base`+2 (LIDs 2, 3) on ports 1-2 and the
   // multi-rail HCA's port `multi_port` (LID 4) on port 3; port 4 has no cable.
@@ -85,7 +86,7 @@ struct RailsHarness {
       raw.push_back(rings.back().get());
     }
     SubnetSet set(options, {{{"mlx5_0", 1}}, {{"mlx5_1", 1}}}, {{0, "mlx5_0:1"}, {0, "mlx5_1:1"}},
-                  raw, events, {}, std::move(backend));
+                  raw, events, clears, std::move(backend));
     if (auto started = set.start(); !started) return started;
     for (auto deadline = clock.now() + 10min; !stop.load() && clock.now() < deadline;) {
       set.step();
@@ -111,6 +112,30 @@ struct RailsHarness {
     return n;
   }
 };
+
+// counters.clear-policy threshold on two rails: each request reaches both subnets' pollers and
+// the one whose rail has the port clears it.
+TEST(SubnetSet, EachRailClearsItsOwnPorts) {
+  RailsHarness h;
+  ClearRings clears(2, 16);
+  h.clears = clears.rings();
+  const uint64_t symbol_error = 1;  // field 0 of PortCounters
+  h.rail_a.set({0xA01, 1}, CounterId::kSymbolError, 50);
+  h.rail_b.set({0xB01, 1}, CounterId::kSymbolError, 60);
+  ASSERT_TRUE(clears.push(ClearRequest{{0xA01, 1}, Attribute::kPortCounters, symbol_error}));
+  ASSERT_TRUE(clears.push(ClearRequest{{0xB01, 1}, Attribute::kPortCounters, symbol_error}));
+  ASSERT_TRUE(h.run(3).ok());
+  EXPECT_EQ(h.stats.clears_sent, 2u);
+  std::map<uint64_t, size_t> cleared_through;  // node GUID -> ring
+  for (const auto& [s, ring] : h.samples) {
+    if (s.cleared == 0) continue;
+    EXPECT_EQ(s.cleared, symbol_error);
+    EXPECT_EQ(s.values[0], 0u);
+    EXPECT_EQ(cleared_through.count(s.port.node_guid), 0u) << "cleared once";
+    cleared_through[s.port.node_guid] = ring;
+  }
+  EXPECT_EQ(cleared_through, (std::map<uint64_t, size_t>{{0xA01, 0}, {0xB01, 1}}));
+}
 
 TEST(SubnetSet, EachRailIsPolledThroughItsOwnLocalPortAndTheTopologiesMerge) {
   RailsHarness h;
