@@ -192,7 +192,7 @@ void ConvertLoop::run(const std::atomic<bool>& stop) {
     const auto now = Clock::now();
     if (now >= next_publish) {
       converter_.expire(now);
-      store_.publish(converter_.snapshot(now));
+      store_.publish(converter_.snapshot(now, ++published_));
       next_publish = now + publish_interval_;
       std::lock_guard lock(mutex_);
       stats_ = converter_.stats();
@@ -203,7 +203,7 @@ void ConvertLoop::run(const std::atomic<bool>& stop) {
   }
   drain();  // the poller has stopped: what it read still counts
   take_topology();
-  store_.publish(converter_.snapshot(Clock::now()));
+  store_.publish(converter_.snapshot(Clock::now(), ++published_));
   if (topology_) state_.save_now(converter_, topology_->subnet_prefix);
   report_foreign_clears(Clock::now(), true);
   std::lock_guard lock(mutex_);

@@ -53,6 +53,7 @@ class ConvertLoop {
   std::shared_ptr<const collector::Topology> topology_;
   converters::ConverterStats stats_;
   unsigned foreign_logged_ = 0;
+  uint64_t published_ = 0;  // snapshots published: the next one's sequence number
   // Foreign clears in the current window: several mean another manager clears counters.
   struct ForeignClearWindow {
     std::chrono::steady_clock::time_point start{};

@@ -71,8 +71,10 @@ const PortSnapshot* FabricSnapshot::find(collector::PortKey key) const {
   return it != ports.end() && it->key == key ? &*it : nullptr;
 }
 
-std::shared_ptr<const FabricSnapshot> Converter::snapshot(Clock::time_point now) const {
+std::shared_ptr<const FabricSnapshot> Converter::snapshot(Clock::time_point now,
+                                                          uint64_t sequence) const {
   auto snap = std::make_shared<FabricSnapshot>();
+  snap->sequence = sequence;
   snap->topology = topology_;
   snap->stats = stats_;
   snap->published = now;

@@ -110,6 +110,16 @@ TEST(RemoteWriteVictoriaMetrics, EveryPortArrivesAndValuesAreThoseOfMetrics) {
   EXPECT_GT(samples_total(metrics, vm.url("/api/v1/write"), "sent"), 0);
   EXPECT_EQ(samples_total(metrics, vm.url("/api/v1/write"), "dropped"), 0);
   EXPECT_EQ(samples_total(metrics, vm.url("/api/v1/write"), "failed"), 0);
+  // Every snapshot published is either written or counted skipped: several were written.
+  const std::string url_label = "url=\"" + vm.url("/api/v1/write") + "\"";
+  EXPECT_GE(metric_value(metrics, "ibpulse_remote_write_snapshots_total",
+                         "result=\"written\"," + url_label),
+            3)
+      << metrics;
+  EXPECT_GE(metric_value(metrics, "ibpulse_remote_write_snapshots_total",
+                         "result=\"skipped\"," + url_label),
+            0)
+      << metrics;
   d.stop();
 }
 

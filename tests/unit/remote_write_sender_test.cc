@@ -247,6 +247,28 @@ struct WriterFixture {
 const std::string kHcaXmit =
     "__name__=infiniband_port_xmit_data_bytes_total;node_guid=0x0002c90300000001;port=1;";
 
+// The daemon numbers its snapshots: the writer counts those published while it was busy with
+// an earlier one (it only ever takes the latest), so a coarser resolution in the TSDB shows.
+TEST(RemoteWriter, CountsTheSnapshotsItPassedOver) {
+  WriterFixture f;
+  RemoteWriter w(f.options(true), {});
+  const auto numbered = [&](int seconds, uint64_t sequence) {
+    auto copy = std::make_shared<FabricSnapshot>(*f.first);
+    copy->published += std::chrono::seconds(seconds);
+    copy->sequence = sequence;
+    return std::shared_ptr<const FabricSnapshot>(copy);
+  };
+  w.write(numbered(0, 1), f.offset);
+  w.write(numbered(1, 2), f.offset);
+  EXPECT_EQ(w.status()[0].snapshots_skipped, 0u);
+  w.write(numbered(4, 5), f.offset);  // 3 and 4 came and went meanwhile
+  EXPECT_EQ(w.status()[0].snapshots_written, 3u);
+  EXPECT_EQ(w.status()[0].snapshots_skipped, 2u);
+  w.write(later(*f.first, 5), f.offset);  // not numbered (a test's or a tool's): no gap known
+  EXPECT_EQ(w.status()[0].snapshots_written, 4u);
+  EXPECT_EQ(w.status()[0].snapshots_skipped, 2u);
+}
+
 TEST(RemoteWriter, SendsTheSeriesOfMetricsWithTheirReadingTimes) {
   WriterFixture f;
   RemoteWriter w(f.options(true), {});

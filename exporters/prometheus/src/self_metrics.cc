@@ -41,6 +41,7 @@ struct SelfMetrics::Impl {
   pcpp::Family<pcpp::Counter>* rw_samples = nullptr;
   pcpp::Family<pcpp::Gauge>* rw_queue = nullptr;
   pcpp::Family<pcpp::Gauge>* rw_lag = nullptr;
+  pcpp::Family<pcpp::Counter>* rw_snapshots = nullptr;
   // Several local ports (fabric.ports) only: registered at the first status that has them, so
   // a one-port daemon's scrape is unchanged.
   pcpp::Family<pcpp::Gauge>* local_port_up = nullptr;
@@ -238,6 +239,13 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
                     .Name("ibpulse_remote_write_queue_samples")
                     .Help("Remote-write samples queued or in flight")
                     .Register(i.registry);
+  i.rw_snapshots = &pcpp::BuildCounter()
+                        .Name("ibpulse_remote_write_snapshots_total")
+                        .Help(
+                            "Published snapshots remote write read (written) or passed over for "
+                            "a newer one while it was busy (skipped: fewer samples per series in "
+                            "the TSDB)")
+                        .Register(i.registry);
   i.rw_lag = &pcpp::BuildGauge()
                   .Name("ibpulse_remote_write_lag_seconds")
                   .Help(
@@ -304,6 +312,8 @@ void SelfMetrics::update(const DaemonStatus& status) {
     bring_up(i.rw_samples->Add({{"url", rw.url}, {"result", "dropped"}}), rw.dropped);
     i.rw_queue->Add({{"url", rw.url}}).Set(static_cast<double>(rw.queue_samples));
     i.rw_lag->Add({{"url", rw.url}}).Set(rw.lag_seconds);
+    bring_up(i.rw_snapshots->Add({{"url", rw.url}, {"result", "written"}}), rw.snapshots_written);
+    bring_up(i.rw_snapshots->Add({{"url", rw.url}, {"result", "skipped"}}), rw.snapshots_skipped);
   }
 }
 

@@ -182,6 +182,10 @@ void RemoteWriter::write(std::shared_ptr<const converters::FabricSnapshot> snaps
   const size_t peak = reader_->trim.peak(), left = queued_bytes();
   if (reader_->trim.note(left))
     spdlog::debug("event=remote_write_heap_trim queue_peak_bytes={} queue_bytes={}", peak, left);
+  // Numbered snapshots (the daemon's) tell how many were published while the last was written.
+  if (previous_ && previous_->sequence > 0 && snapshot->sequence > previous_->sequence + 1)
+    snapshots_skipped_.fetch_add(snapshot->sequence - previous_->sequence - 1);
+  snapshots_written_.fetch_add(1);
   const int64_t publish_ms = unix_ms(snapshot->published, offset);
   const auto now_s = static_cast<uint32_t>(
       std::chrono::duration_cast<std::chrono::seconds>(snapshot->published - started_).count());
@@ -259,6 +263,8 @@ std::vector<prometheus::RemoteWriteStatus> RemoteWriter::status() const {
       const int64_t o = q->lag_origin_ms();
       if (o > 0) origin = origin == 0 ? o : std::min(origin, o);
     }
+    s.snapshots_written = snapshots_written_.load();
+    s.snapshots_skipped = snapshots_skipped_.load();
     s.lag_seconds =
         origin == 0 ? 0 : std::max<double>(0, static_cast<double>(now_ms - origin) / 1e3);
     out.push_back(std::move(s));

@@ -70,7 +70,8 @@ class Converter {
   void apply_batch(std::span<const collector::RawSample> samples, std::span<ApplyEvents> events);
 
   // Builds a snapshot of every port now.
-  std::shared_ptr<const FabricSnapshot> snapshot(Clock::time_point now) const;
+  std::shared_ptr<const FabricSnapshot> snapshot(Clock::time_point now,
+                                                 uint64_t sequence = 0) const;
 
   const ConverterStats& stats() const { return stats_; }
 

@@ -81,6 +81,9 @@ struct FabricSnapshot {
   std::shared_ptr<const collector::Topology> topology;
   ConverterStats stats;
   Clock::time_point published{};
+  // Its number in publishing order (1, 2, ...; 0: not numbered): a reader that takes only the
+  // latest snapshot sees from the gaps how many it passed over.
+  uint64_t sequence = 0;
 
   const PortSnapshot* find(collector::PortKey key) const;
   // Narrow counters latched at all ones right now, over every port.

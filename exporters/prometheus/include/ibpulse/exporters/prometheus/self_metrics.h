@@ -20,6 +20,8 @@ struct RemoteWriteStatus {
   uint64_t sent = 0, failed = 0, dropped = 0;  // samples, cumulative
   uint64_t queue_samples = 0;                  // queued or in flight
   double lag_seconds = 0;  // age of the oldest snapshot not wholly acknowledged (or the last one)
+  // Published snapshots the writer read, and those it passed over for a newer one while busy.
+  uint64_t snapshots_written = 0, snapshots_skipped = 0;
 };
 
 struct DaemonStatus {

@@ -74,6 +74,7 @@ class RemoteWriter {
   std::unique_ptr<Reader> reader_;
   std::vector<std::unique_ptr<Target>> targets_;
   std::shared_ptr<const converters::FabricSnapshot> previous_;
+  std::atomic<uint64_t> snapshots_written_{0}, snapshots_skipped_{0};
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::atomic<bool> stop_{false};
   std::thread thread_;
