@@ -69,6 +69,23 @@ std::map<std::string, std::vector<unsigned>> owners(unsigned count, unsigned rep
   return result;
 }
 
+// A distinct value of PortCounters.`counter` on every linked port (`first`, `first` + 1, ...,
+// modulo `modulo` when not 0), so a port served with another's counters shows.
+std::map<PortId, std::string> plant(const std::string& counter, unsigned first,
+                                    unsigned modulo = 0) {
+  std::map<PortId, std::string> planted;
+  unsigned value = first;
+  for (const auto& p : fabric().ports()) {
+    if (p.port == 0 || p.remote_node.empty()) continue;
+    const std::string v = std::to_string(modulo == 0 ? value : value % modulo);
+    ++value;
+    fabric().set("PerformanceSet \"" + p.node + "\"[" + std::to_string(p.port) + "] PortCounters." +
+                 counter + "=" + v);
+    planted[{guid_text(p.node_guid), p.port}] = v;
+  }
+  return planted;
+}
+
 class Shards {
  public:
   Shards(unsigned count, unsigned replicas) {
@@ -138,14 +155,7 @@ TEST(Shard, EveryPortOnExactlyOneShardWithExactCounters) {
   const auto expected_owner = owners(3, 1);
   // A distinct symbol error count on every port, so a port served by a wrong shard or with
   // another port's counters shows.
-  std::map<PortId, std::string> planted;
-  unsigned value = 100;
-  for (const auto& p : fabric().ports()) {
-    if (p.port == 0 || p.remote_node.empty()) continue;
-    fabric().set("PerformanceSet \"" + p.node + "\"[" + std::to_string(p.port) +
-                 "] PortCounters.SymbolErrorCounter=" + std::to_string(value));
-    planted[{guid_text(p.node_guid), p.port}] = std::to_string(value++);
-  }
+  const auto planted = plant("SymbolErrorCounter", 100);
   Shards shards(3, 1);
   std::string last;
   ASSERT_TRUE(wait_for_values(shards, planted, "infiniband_port_symbol_error_total", last)) << last;
@@ -200,14 +210,7 @@ TEST(Shard, EveryPortOnExactlyOneShardWithExactCounters) {
 
 TEST(Shard, ReplicasServeEveryPortTwiceAndAKilledShardLosesNone) {
   const auto expected_owners = owners(3, 2);
-  std::map<PortId, std::string> errors;  // a distinct count per linked port
-  unsigned count = 700;
-  for (const auto& p : fabric().ports()) {
-    if (p.port == 0 || p.remote_node.empty()) continue;
-    fabric().set("PerformanceSet \"" + p.node + "\"[" + std::to_string(p.port) +
-                 "] PortCounters.SymbolErrorCounter=" + std::to_string(count));
-    errors[{guid_text(p.node_guid), p.port}] = std::to_string(count++);
-  }
+  const auto errors = plant("SymbolErrorCounter", 700);
   Shards shards(3, 2);
   // Both replicas of a port export the same value: every shard shows each of its linked ports'
   // planted count.
@@ -239,14 +242,7 @@ TEST(Shard, ReplicasServeEveryPortTwiceAndAKilledShardLosesNone) {
 
   shards[1].signal(SIGKILL);
   // New counts after the kill reach every linked port through the shards left.
-  std::map<PortId, std::string> planted;
-  unsigned value = 500;
-  for (const auto& p : fabric().ports()) {
-    if (p.port == 0 || p.remote_node.empty()) continue;
-    fabric().set("PerformanceSet \"" + p.node + "\"[" + std::to_string(p.port) +
-                 "] PortCounters.LinkDownedCounter=" + std::to_string(value % 250));
-    planted[{guid_text(p.node_guid), p.port}] = std::to_string(value++ % 250);
-  }
+  const auto planted = plant("LinkDownedCounter", 250, 250);  // 8 bits wide
   std::string last;
   EXPECT_TRUE(wait_for_values(shards, planted, "infiniband_port_link_downed_total", last)) << last;
   // Every port, linked or not, is still served by a shard left (the linked ones' counters
