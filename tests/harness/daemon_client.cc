@@ -104,6 +104,15 @@ size_t count(const std::string& text, const std::string& needle) {
   return n;
 }
 
+double metric_value(const std::string& metrics, const std::string& name,
+                    const std::string& labels) {
+  const std::string head = name + (labels.empty() ? "" : "{" + labels + "}") + " ";
+  // At a line's start: a name that ends another one's must not match it.
+  if (metrics.starts_with(head)) return std::stod(metrics.substr(head.size()));
+  const size_t at = metrics.find("\n" + head);
+  return at == std::string::npos ? -1 : std::stod(metrics.substr(at + 1 + head.size()));
+}
+
 std::string total_line(const SimFabric& fabric, const std::string& node, unsigned port,
                        const std::string& counter) {
   return "event=port_total node_guid=" + guid_text(fabric.port(node, port).node_guid) +

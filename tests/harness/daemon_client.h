@@ -60,6 +60,10 @@ std::string http_get(uint16_t port, const std::string& path);
 // A loopback port nobody uses now (bound to port 0, then released): SOCK_STREAM or SOCK_DGRAM.
 uint16_t free_loopback_port(int socket_type);
 size_t count(const std::string& text, const std::string& needle);
+// The value of `name{labels}` in a /metrics text, labels exactly as written ("": an unlabelled
+// series), or -1 when it is absent.
+double metric_value(const std::string& metrics, const std::string& name,
+                    const std::string& labels = "");
 
 // The start of the daemon's total line for a counter of `node`'s `port`.
 std::string total_line(const SimFabric& fabric, const std::string& node, unsigned port,

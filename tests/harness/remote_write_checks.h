@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon_client.h"
 #include "sim_fabric.h"
 
 namespace ibpulse::testing {
@@ -19,14 +20,6 @@ inline std::vector<std::string> remote_write_daemon_args(const std::vector<std::
       "--poll.counters-interval", "500ms",       "--counters.publish-interval", "500ms"};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
-}
-
-// The value of `name{labels}` in a /metrics text, labels exactly as written (-1: absent).
-inline double metric_value(const std::string& metrics, const std::string& name,
-                           const std::string& labels) {
-  const std::string head = name + "{" + labels + "} ";
-  const size_t at = metrics.find(head);
-  return at == std::string::npos ? -1 : std::stod(metrics.substr(at + head.size()));
 }
 
 // ibpulse_remote_write_samples_total{result=..., url=...} (-1: absent).

@@ -140,12 +140,6 @@ TEST(Daemon, HalfTheMadsLostStillReadsEveryPortOverTenSweeps) {
   EXPECT_EQ(out.err.find("mad_retried=0 "), std::string::npos) << out.err;
 }
 
-// The value of an unlabelled series, or of `name{labels}` written whole (-1: absent).
-double metric(const std::string& metrics, const std::string& series) {
-  const size_t at = metrics.find("\n" + series + " ");
-  return at == std::string::npos ? -1 : std::stod(metrics.substr(at + series.size() + 2));
-}
-
 // Stops the fabric's ibsim (SIGSTOP) while alive and lets it run again when destroyed, a
 // failed assertion included: the other tests of this binary share the fabric.
 class PausedSimulator {
@@ -175,16 +169,18 @@ TEST(Daemon, UnansweredMadsTimeOutAndTheirLateAnswersAreDropped) {
             "--discovery.interval", "1h", "--state.save-interval", "off", "--log.level", "debug"});
   ASSERT_TRUE(d.wait_for("event=ready ports=12 stale=0", 15s)) << d.log();
   const auto metrics = [&] { return http_get(d.web_port(), "/metrics"); };
-  const std::string failed = "ibpulse_mads_failed_total{reason=\"timeout\"}";
-  ASSERT_EQ(metric(metrics(), failed), 0) << metrics();
+  const auto failed = [](const std::string& m) {
+    return metric_value(m, "ibpulse_mads_failed_total", "reason=\"timeout\"");
+  };
+  ASSERT_EQ(failed(metrics()), 0) << metrics();
   {
     PausedSimulator paused;
     ASSERT_TRUE(paused.paused());
     // One sweep's 12 reads given up on: each attempt timed out (20 ms, then 40 ms).
-    ASSERT_TRUE(eventually([&] { return metric(metrics(), failed) >= 12; }, 20s)) << metrics();
+    ASSERT_TRUE(eventually([&] { return failed(metrics()) >= 12; }, 20s)) << metrics();
   }
-  ASSERT_TRUE(
-      eventually([&] { return metric(metrics(), "ibpulse_mad_late_replies_total") > 0; }, 20s))
+  ASSERT_TRUE(eventually(
+      [&] { return metric_value(metrics(), "ibpulse_mad_late_replies_total") > 0; }, 20s))
       << metrics();
   // Reading resumes: a whole sweep after the late answers, no port stale.
   const size_t sweeps = count(d.log(), "event=sweep sweep=");
@@ -199,9 +195,10 @@ TEST(Daemon, UnansweredMadsTimeOutAndTheirLateAnswersAreDropped) {
       << d.log();
   const std::string m = metrics();
   // Every failed read took two attempts; attempts also timed out for reads a retry saved.
-  EXPECT_GE(metric(m, "ibpulse_mad_timeouts_total"), 2 * metric(m, failed)) << m;
+  EXPECT_GE(metric_value(m, "ibpulse_mad_timeouts_total"), 2 * failed(m)) << m;
   // Each late answer was one of the attempts that timed out.
-  EXPECT_LE(metric(m, "ibpulse_mad_late_replies_total"), metric(m, "ibpulse_mad_timeouts_total"))
+  EXPECT_LE(metric_value(m, "ibpulse_mad_late_replies_total"),
+            metric_value(m, "ibpulse_mad_timeouts_total"))
       << m;
   const std::string log = d.stop();
   EXPECT_EQ(log.find("mad_late_replies=0 "), std::string::npos) << log;

@@ -3,6 +3,7 @@
 #include "ibpulse/base/heap_trim.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <memory>
@@ -35,7 +36,7 @@ size_t rss_bytes() {
   std::ifstream status("/proc/self/statm");
   size_t pages = 0, resident = 0;
   status >> pages >> resident;
-  return resident * 4096;
+  return resident * static_cast<size_t>(sysconf(_SC_PAGESIZE));
 }
 
 // Many small strings, as a remote-write queue holds; all but every 64th freed, so the free
