@@ -112,7 +112,7 @@ void serve(Daemon& d, uint32_t now_s) {
   size_t offered = 0;
   samples.read(*snap, 0ms, d.remote_scratch,
                [&](const exporters::remote_write::SeriesLine& line, uint64_t key, int64_t) {
-                 offered += d.filter->offer(key, line.value);
+                 offered += d.filter->offer(line.name, key, line.value);
                });
   d.filter->finish();
   d.remote_previous = snap;

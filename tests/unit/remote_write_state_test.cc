@@ -2,7 +2,10 @@
 // queue bounds in samples and bytes, and the lag origin.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "ibpulse/exporters/remote_write/change_filter.h"
 #include "ibpulse/exporters/remote_write/shard_queue.h"
@@ -12,30 +15,80 @@ namespace {
 
 using namespace std::chrono_literals;
 
-TEST(RemoteWriteChangeFilter, SendsChangesAndResendsUnchangedOnlyAfterTheInterval) {
+// A series key as series_hash gives them: spread over all 64 bits.
+uint64_t key_of(uint64_t k) {
+  return k * 0x9E3779B97F4A7C15ULL;
+}
+
+TEST(RemoteWriteChangeFilter, SendsChangesAndNotUnchangedSeries) {
   ChangeFilter f(true, 60);
   f.begin(0);
-  EXPECT_TRUE(f.offer(11, 1.0));  // new
+  EXPECT_TRUE(f.offer("a", key_of(11), 1.0));  // new
   EXPECT_TRUE(f.finish().empty());
   f.begin(1);
-  EXPECT_FALSE(f.offer(11, 1.0));  // unchanged
+  EXPECT_FALSE(f.offer("a", key_of(11), 1.0));  // unchanged
   f.finish();
   f.begin(2);
-  EXPECT_TRUE(f.offer(11, 2.0));  // changed
+  EXPECT_TRUE(f.offer("a", key_of(11), 2.0));  // changed
   f.finish();
-  f.begin(61);
-  EXPECT_FALSE(f.offer(11, 2.0));  // 59 s since sent
+  f.begin(3);
+  EXPECT_FALSE(f.offer("a", key_of(11), 2.0));
   f.finish();
-  f.begin(62);
-  EXPECT_TRUE(f.offer(11, 2.0));  // 60 s: resent
+}
+
+// Every unchanged series goes out once per resend interval, never more than the interval apart,
+// and the resends of many series spread over it.
+TEST(RemoteWriteChangeFilter, ResendsEachUnchangedSeriesOncePerIntervalSpreadOverIt) {
+  constexpr uint32_t kResend = 60, kSeries = 6000, kSeconds = 600;
+  ChangeFilter f(true, kResend);
+  std::vector<uint32_t> last_sent(kSeries, 0), sends(kSeries, 0);
+  size_t busiest = 0;
+  for (uint32_t t = 0; t < kSeconds; ++t) {
+    f.begin(t);
+    size_t sent_now = 0;
+    for (uint32_t k = 0; k < kSeries; ++k) {
+      if (!f.offer("a", key_of(k + 1), 5.0)) continue;
+      if (t > 0) {
+        EXPECT_LE(t - last_sent[k], kResend) << k;
+        // After the first resend (at its phase), exactly one per interval.
+        if (sends[k] >= 2) {
+          EXPECT_EQ(t - last_sent[k], kResend) << k;
+        }
+        ++sent_now;
+      }
+      last_sent[k] = t;
+      ++sends[k];
+    }
+    f.finish();
+    busiest = std::max(busiest, sent_now);
+    if (t >= kResend) {
+      for (uint32_t k = 0; k < kSeries; ++k)
+        ASSERT_LE(t - last_sent[k], kResend) << k;
+    }
+  }
+  for (uint32_t k = 0; k < kSeries; ++k) {
+    EXPECT_GE(sends[k], kSeconds / kResend) << k;
+    EXPECT_LE(sends[k], kSeconds / kResend + 1) << k;
+  }
+  EXPECT_LT(busiest, 2 * kSeries / kResend) << "resends come in bursts";
+}
+
+TEST(RemoteWriteChangeFilter, ALongGapBetweenSnapshotsResendsEverything) {
+  ChangeFilter f(true, 60);
+  f.begin(0);
+  for (uint64_t k = 1; k <= 100; ++k)
+    f.offer("a", key_of(k), 1.0);
   f.finish();
+  f.begin(60);
+  for (uint64_t k = 1; k <= 100; ++k)
+    EXPECT_TRUE(f.offer("a", key_of(k), 1.0)) << k;
 }
 
 TEST(RemoteWriteChangeFilter, WithoutChangedOnlyEverythingGoesEveryTime) {
   ChangeFilter f(false, 60);
   for (uint32_t t = 0; t < 3; ++t) {
     f.begin(t);
-    EXPECT_TRUE(f.offer(5, 1.0));
+    EXPECT_TRUE(f.offer("a", key_of(5), 1.0));
     f.finish();
   }
 }
@@ -43,67 +96,139 @@ TEST(RemoteWriteChangeFilter, WithoutChangedOnlyEverythingGoesEveryTime) {
 TEST(RemoteWriteChangeFilter, AnUnqueuedSampleIsOfferedAgain) {
   ChangeFilter f(true, 60);
   f.begin(0);
-  ASSERT_TRUE(f.offer(7, 3.0));
-  f.unsent(7);
+  ASSERT_TRUE(f.offer("a", key_of(7), 3.0));
+  f.unsent();
+  ASSERT_TRUE(f.offer("a", key_of(8), 3.0));
   f.finish();
   f.begin(1);
-  EXPECT_TRUE(f.offer(7, 3.0));
+  EXPECT_TRUE(f.offer("a", key_of(7), 3.0));
+  EXPECT_FALSE(f.offer("a", key_of(8), 3.0));
 }
 
-TEST(RemoteWriteChangeFilter, FindsTheSeriesThatLeftAmongMany) {
-  ChangeFilter f(true, 60);
-  f.begin(0);
-  for (uint64_t k = 1; k <= 100'000; ++k)
-    f.offer(k * 0x9E3779B97F4A7C15ULL, 1.0);  // grows the table many times
-  EXPECT_TRUE(f.finish().empty());
-  f.begin(1);
-  std::set<uint64_t> expected;
-  for (uint64_t k = 1; k <= 100'000; ++k) {
-    if (k % 7 == 0) {
-      expected.insert(ChangeFilter::normal(k * 0x9E3779B97F4A7C15ULL));
-    } else {
-      EXPECT_FALSE(f.offer(k * 0x9E3779B97F4A7C15ULL, 1.0)) << k;  // still known after erases
-    }
-  }
-  const auto gone = f.finish();
-  EXPECT_EQ(std::set<uint64_t>(gone.begin(), gone.end()), expected);
-  EXPECT_EQ(f.size(), 100'000u - expected.size());
-  f.begin(2);
-  for (uint64_t k = 1; k <= 100'000; ++k) {
-    if (k % 7 != 0) {
-      EXPECT_FALSE(f.offer(k * 0x9E3779B97F4A7C15ULL, 1.0)) << k;
-    }
-  }
-  EXPECT_TRUE(f.finish().empty());       // those gone are reported once
-  EXPECT_LE(f.bytes() / f.size(), 29u);  // the memory the header promises: 16 x 10/7 x 1.25
+// One snapshot's series, family by family, in order.
+using Listing = std::vector<std::pair<std::string, uint64_t>>;
 
-  // Half of them leave: the table shrinks to 10/7 of the rest (not a power of two), and every
-  // series left is still found, the ones that leave next too.
-  const auto kept = [](uint64_t k) { return k % 7 != 0 && k % 2 == 0; };
-  f.begin(3);
-  for (uint64_t k = 1; k <= 100'000; ++k) {
-    if (kept(k)) f.offer(k * 0x9E3779B97F4A7C15ULL, 1.0);
+// Offers every series of `now` at value 1 and returns those sent; `gone` gets the ones that
+// left, as the walk over the previous listing finds them.
+std::set<uint64_t> offer_all(ChangeFilter& f, uint32_t t, const Listing& now, const Listing& before,
+                             std::set<uint64_t>* gone) {
+  f.begin(t);
+  std::set<uint64_t> sent;
+  for (const auto& [family, key] : now) {
+    if (f.offer(family, key, 1.0)) sent.insert(key);
   }
-  const size_t left = f.finish().size();
-  EXPECT_EQ(left + f.size(), 100'000u - expected.size());
-  EXPECT_GT(left, 40'000u);
-  EXPECT_EQ(f.bytes() / 16, f.size() * 10 / 7) << "resized to 0.7 full";
-  f.begin(4);
-  size_t offered = 0;
-  for (uint64_t k = 1; k <= 100'000; ++k) {
-    if (!kept(k) || k % 3 == 0) continue;
-    EXPECT_FALSE(f.offer(k * 0x9E3779B97F4A7C15ULL, 1.0)) << k;
-    ++offered;
-  }
-  const size_t before = f.size();
-  EXPECT_EQ(f.finish().size(), before - offered);
-  f.begin(5);
-  for (uint64_t k = 1; k <= 100'000; ++k) {
-    if (kept(k) && k % 3 != 0) {
-      EXPECT_FALSE(f.offer(k * 0x9E3779B97F4A7C15ULL, 1.0)) << k;
+  const GoneSeries left = f.finish();
+  GoneSeries::Walk walk(left);
+  size_t found = 0;
+  for (const auto& [family, key] : before) {
+    if (walk.left(family)) {
+      if (gone != nullptr) gone->insert(key);
+      ++found;
     }
   }
+  EXPECT_EQ(found, left.size());
+  return sent;
+}
+
+Listing listing(const std::vector<std::string>& families, uint64_t ports,
+                const std::function<bool(uint64_t)>& has) {
+  Listing out;
+  for (size_t f = 0; f < families.size(); ++f) {
+    for (uint64_t p = 1; p <= ports; ++p) {
+      // The key depends on the family's name, not its place in this listing.
+      if (has(p))
+        out.emplace_back(families[f], key_of(p * 16 + static_cast<uint64_t>(families[f][0] - 'x')));
+    }
+  }
+  return out;
+}
+
+// Ports leave and come in the middle of each family, a family leaves: the state follows, the
+// series still there stay known (not sent again) and exactly those that left are reported.
+TEST(RemoteWriteChangeFilter, FindsTheSeriesThatLeftAndKeepsTheRest) {
+  const std::vector<std::string> families = {"x_total", "y", "z_total"};
+  const auto all = [](uint64_t) { return true; };
+  ChangeFilter f(true, UINT32_MAX);  // no resend within the test
+  const Listing first = listing(families, 20'000, all);
+  EXPECT_EQ(offer_all(f, 0, first, {}, nullptr).size(), first.size());
+  EXPECT_EQ(f.size(), first.size());
+  EXPECT_LE(f.bytes(), f.size() * 8 * 9 / 8) << "8 bytes per series";
+
+  // Every 7th port leaves, and a block of 1,000 in the middle.
+  const auto second_has = [](uint64_t p) { return p % 7 != 0 && (p < 5000 || p >= 6000); };
+  const Listing second = listing(families, 20'000, second_has);
+  std::set<uint64_t> gone;
+  EXPECT_TRUE(offer_all(f, 1, second, first, &gone).empty());
+  std::set<uint64_t> expected;
+  for (const auto& [family, key] : first)
+    expected.insert(key);
+  for (const auto& [family, key] : second)
+    expected.erase(key);
+  EXPECT_EQ(gone, expected);
+  EXPECT_EQ(f.size(), second.size());
+
+  // Ports come back, new ones come, family y leaves: only the new series are sent.
+  const auto third_has = [](uint64_t p) { return p % 7 != 0 || p % 3 == 0; };
+  Listing third = listing({"x_total", "z_total"}, 22'000, third_has);
+  gone.clear();
+  const auto sent = offer_all(f, 2, third, second, &gone);
+  std::set<uint64_t> second_keys, expected_sent;
+  for (const auto& [family, key] : second)
+    second_keys.insert(key);
+  for (const auto& [family, key] : third) {
+    if (second_keys.count(key) == 0) expected_sent.insert(key);
+  }
+  EXPECT_EQ(sent, expected_sent);
+  expected = second_keys;
+  for (const auto& [family, key] : third)
+    expected.erase(key);
+  EXPECT_EQ(gone, expected);
+  EXPECT_EQ(gone.size(), listing({"y"}, 20'000, second_has).size());  // y only
+
+  // The state after the rebuild is in order again: nothing changes, nothing is sent or gone.
+  gone.clear();
+  EXPECT_TRUE(offer_all(f, 3, third, third, &gone).empty());
+  EXPECT_TRUE(gone.empty());
+  EXPECT_EQ(f.size(), third.size());
+  EXPECT_LE(f.bytes(), f.size() * 8 * 9 / 8);
+}
+
+TEST(RemoteWriteChangeFilter, TheLastSeriesOfAFamilyLeaving) {
+  ChangeFilter f(true, UINT32_MAX);
+  const Listing before = {{"a", key_of(1)}, {"a", key_of(2)}, {"a", key_of(3)}, {"b", key_of(4)}};
+  offer_all(f, 0, before, {}, nullptr);
+  std::set<uint64_t> gone;
+  const Listing after = {{"a", key_of(1)}, {"a", key_of(2)}, {"b", key_of(4)}};
+  EXPECT_TRUE(offer_all(f, 1, after, before, &gone).empty());
+  EXPECT_EQ(gone, std::set<uint64_t>{key_of(3)});
+  EXPECT_EQ(f.size(), 3u);
+}
+
+// Two series whose kept hash bits are equal (series_hash differs above them) are told apart by
+// position, also when the family is rebuilt. (One of them leaving while the other moves can
+// swap them: 2^-32 per series that leaves.)
+TEST(RemoteWriteChangeFilter, SeriesSharingTheirCheckBitsAreToldApartByPosition) {
+  const uint64_t a = 0x1111'0000'0000'0042ULL, b = 0x2222'0000'0000'0042ULL;
+  const uint64_t c = 0x3333'0000'0000'0099ULL;
+  ChangeFilter f(true, UINT32_MAX);  // no resend within the test
+  f.begin(0);
+  f.offer("x", a, 1.0);
+  f.offer("x", b, 2.0);
+  f.finish();
+  f.begin(1);
+  EXPECT_TRUE(f.offer("x", c, 3.0));  // new, first: the family is rebuilt
+  EXPECT_FALSE(f.offer("x", a, 1.0));
+  EXPECT_FALSE(f.offer("x", b, 2.0));
   EXPECT_TRUE(f.finish().empty());
+
+  // a and y leave; b, looked up after c, is taken for itself, not for a before it.
+  const uint64_t y = 0x4444'0000'0000'0077ULL;
+  ChangeFilter g(true, UINT32_MAX);
+  const Listing before = {{"x", a}, {"x", c}, {"x", y}, {"x", b}};
+  offer_all(g, 0, before, {}, nullptr);
+  std::set<uint64_t> gone;
+  EXPECT_TRUE(offer_all(g, 1, {{"x", c}, {"x", b}}, before, &gone).empty());
+  EXPECT_EQ(gone, (std::set<uint64_t>{a, y}));
 }
 
 Sample sample(const std::string& series) {

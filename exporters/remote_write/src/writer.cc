@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <unordered_set>
 
 #include "ibpulse/base/heap_trim.h"
 #include "ibpulse/base/thread_name.h"
@@ -110,7 +109,7 @@ struct RemoteWriter::Target {
   void push(const SeriesLine& line, uint64_t key, double value, int64_t ts, int64_t snap_ms) {
     if (!queue_of(key).push({std::string(line.series), value, ts}, snap_ms)) {
       counters.dropped.fetch_add(1);
-      filter.unsent(key);  // the next snapshot tries again
+      filter.unsent();  // the next snapshot tries again
     }
   }
 };
@@ -193,7 +192,8 @@ void RemoteWriter::write(std::shared_ptr<const converters::FabricSnapshot> snaps
     t->filter.begin(now_s);
   const auto offer = [&](const SeriesLine& line, uint64_t key, int64_t ts) {
     for (auto& t : targets_) {
-      if (t->filter.offer(key, line.value)) t->push(line, key, line.value, ts, publish_ms);
+      if (t->filter.offer(line.name, key, line.value))
+        t->push(line, key, line.value, ts, publish_ms);
     }
   };
   reader_->samples.read(*snapshot, offset, reader_->scratch, offer);
@@ -202,7 +202,7 @@ void RemoteWriter::write(std::shared_ptr<const converters::FabricSnapshot> snaps
     daemon_text_(reader_->scratch);
     reader_->samples.read_text(with_instance(reader_->scratch, instance_), publish_ms, offer);
   }
-  std::vector<std::vector<uint64_t>> gone;
+  std::vector<GoneSeries> gone;
   bool any_gone = false;
   for (auto& t : targets_) {
     gone.push_back(t->filter.finish());
@@ -227,18 +227,18 @@ size_t RemoteWriter::queued_bytes() const {
   return bytes;
 }
 
-// The series that left are found in the previous snapshot's text (the filters keep hashes
-// only) and sent once as Prometheus stale markers, at this snapshot's time.
-void RemoteWriter::stale_markers(const std::vector<std::vector<uint64_t>>& gone,
-                                 int64_t publish_ms) {
+// The series that left are found in the previous snapshot's text (the filters keep their
+// positions only) and sent once as Prometheus stale markers, at this snapshot's time. Series
+// of the daemon's own text are not rendered again: they go stale after the receiver's lookback.
+void RemoteWriter::stale_markers(const std::vector<GoneSeries>& gone, int64_t publish_ms) {
   if (!previous_) return;
-  std::vector<std::unordered_set<uint64_t>> sets;
-  for (const auto& keys : gone)
-    sets.emplace_back(keys.begin(), keys.end());
+  std::vector<GoneSeries::Walk> walks;
+  for (const auto& g : gone)
+    walks.emplace_back(g);
   reader_->samples.read(
       *previous_, 0ms, reader_->scratch, [&](const SeriesLine& line, uint64_t key, int64_t) {
         for (size_t i = 0; i < targets_.size(); ++i) {
-          if (sets[i].count(ChangeFilter::normal(key)) == 0) continue;
+          if (!walks[i].left(line.name)) continue;
           Target& t = *targets_[i];
           if (!t.queue_of(key).push({std::string(line.series), stale_nan(), publish_ms},
                                     publish_ms)) {

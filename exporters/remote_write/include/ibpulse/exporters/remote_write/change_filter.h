@@ -1,75 +1,103 @@
 #pragma once
-// remote-write.changed-only and staleness: per series, what was last sent and when, so that an
-// unchanged series goes out only every `resend`, and a series that left the snapshot is found
-// (and then sent once as a stale marker).
+// remote-write.changed-only and staleness: per series, the value last sent, so that an
+// unchanged series goes out only once every `resend`, and a series that left the snapshot is
+// found (and then sent once as a stale marker).
 //
-// Memory: a flat open-addressing table (linear probing) of 16-byte entries: the series' 63-bit
-// hash (plus a bit: seen in this snapshot), a 32-bit fingerprint of the value last sent and the
-// second it was sent. Its size is any number of entries, not a power of two (a key's home is
-// the multiply-shift of its hash): at the end of each snapshot it is set to 10/7 of the series
-// if it is off that by more than a quarter, so a steady snapshot keeps it 0.7 full, 23 bytes
-// per series (4.1 M series at 70,000 ports: 93 MB, 1.3 KB per port; doubling tables at 3/4
-// took 134 MB there). Within a snapshot it doubles past 7/8 full. No series text is kept: the
-// series of a stale marker are found by rendering the previous snapshot again. Two series with the
-// same hash (about 1e-6 at 3.7 M series) share one entry; a change whose value has the same
-// fingerprint (2^-32) waits for the resend.
+// Memory: 8 bytes per series and nothing per empty slot. A snapshot's series come in the same
+// order every time (the renderer writes each family's ports in snapshot order), so the state is
+// kept per family in that order: a 32-bit part of the series' hash, which checks that position
+// i is still the same series, and a 32-bit fingerprint of the value last sent (4.1 M series at
+// 70,000 ports: 33 MB, 0.47 KB per port; the hash table of 16-byte entries it replaced took
+// 93 MB at 0.7 full). When a family's order changes (a port came or left), the family is
+// rebuilt: each series is looked up by its hash part among the old positions (the one nearest
+// after the last match wins when two share it), and the positions nobody matched are the
+// series that left. Those are reported by position, and found again by rendering the previous
+// snapshot (no series text is kept). A series that leaves next to one with the same 32 bits
+// (2^-32 per series that leaves) may be taken for it: the one still there then gets the stale
+// marker, and is missing in the receiver until its next sample (a change, or its resend).
+//
+// Resend: each series has a phase in [0, resend) from its hash; an unchanged series is sent in
+// the first snapshot after its phase comes round, so it is never more than resend plus one
+// snapshot interval without a sample, and the resends of a steady fabric spread evenly over the
+// interval instead of coming all at once every `resend`. No time is kept per series.
+//
+// A changed value whose fingerprint equals the old one (2^-31) waits for its resend.
 //
 // Thread safety: none; one writer thread owns a filter.
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace ibpulse::exporters::remote_write {
 
+// The series that left, by family and by position in the family as the previous snapshot
+// listed its series.
+class GoneSeries {
+ public:
+  bool empty() const { return count_ == 0; }
+  size_t size() const { return count_; }
+  void add(const std::string& family, std::vector<uint32_t> positions);
+
+  // Follows a rendering of the previous snapshot (the one the positions refer to): left()
+  // is called for every series line it yields, in order, and is true for those that left.
+  class Walk {
+   public:
+    explicit Walk(const GoneSeries& gone) : gone_(gone) {}
+    bool left(std::string_view family);
+
+   private:
+    const GoneSeries& gone_;
+    std::string family_;
+    bool started_ = false;
+    const std::vector<uint32_t>* positions_ = nullptr;
+    size_t next_ = 0;
+    uint32_t position_ = 0;
+  };
+
+ private:
+  std::unordered_map<std::string, std::vector<uint32_t>> by_family_;  // sorted positions
+  size_t count_ = 0;
+};
+
 class ChangeFilter {
  public:
-  // changed_only false: every series is sent in every snapshot (the table still finds the
+  // changed_only false: every series is sent in every snapshot (the state still finds the
   // series that left). resend_s: seconds between sends of an unchanged series.
   ChangeFilter(bool changed_only, uint32_t resend_s);
+  ~ChangeFilter();
 
   // A new snapshot, at `now_s` (seconds on any monotonic clock); finish() ends each one.
   void begin(uint32_t now_s);
-  // Series `key` has `value` in this snapshot: true when it must be sent (new, changed, or
-  // unchanged for resend_s). Counts it as sent.
-  bool offer(uint64_t key, double value);
-  // The sample offer() allowed could not be queued: send it again at the next snapshot.
-  void unsent(uint64_t key);
-  // Ends the snapshot: the keys of the series it no longer has, now forgotten.
-  std::vector<uint64_t> finish();
+  // Series `key` (series_hash) of `family` (the sample's metric name) has `value` in this
+  // snapshot: true when it must be sent (new, changed, or its resend is due). Counts it as
+  // sent. A family's series must come in one run, in the renderer's order.
+  bool offer(std::string_view family, uint64_t key, double value);
+  // The sample the last offer() allowed could not be queued: send it at the next snapshot.
+  void unsent();
+  // Ends the snapshot: the series it no longer has, now forgotten.
+  GoneSeries finish();
 
-  // The form of a key finish() returns (and offer() stores).
-  static uint64_t normal(uint64_t key) {
-    key &= ~kSeenBit;
-    return key == 0 ? 1 : key;
-  }
-
-  size_t size() const { return used_; }
-  size_t bytes() const { return slots_.size() * sizeof(Entry); }
+  size_t size() const;   // series known
+  size_t bytes() const;  // the state's memory, without the family names
 
  private:
-  static constexpr uint64_t kSeenBit = uint64_t{1} << 63;
-  static constexpr uint32_t kNeverSent = UINT32_MAX;
-  static constexpr size_t kMinEntries = 1024;
-  struct Entry {
-    uint64_t key = 0;  // normal(hash), plus kSeenBit when the current snapshot's parity; 0: empty
-    uint32_t value_fp = 0;
-    uint32_t sent_s = 0;  // kNeverSent: send at the next offer
-  };
-  uint64_t seen_bit() const { return (generation_ & 1) != 0 ? kSeenBit : 0; }
-  size_t home(uint64_t key) const {  // normal key -> [0, size): the top bits of key x size
-    return static_cast<size_t>((static_cast<unsigned __int128>(key << 1) * slots_.size()) >> 64);
-  }
-  size_t next(size_t i) const { return i + 1 == slots_.size() ? 0 : i + 1; }
-  size_t find_slot(uint64_t key) const;  // normal key: its slot, or the empty one for it
-  void resize(size_t entries);
-  void erase(size_t slot);
+  struct Family;
+  Family& family(std::string_view name);
+  bool resend_due(uint64_t key) const;
+  void close(const std::string& name, Family& f, GoneSeries& gone);
 
   bool changed_only_;
   uint32_t resend_s_;
-  uint32_t now_s_ = 0, generation_ = 0;
-  std::vector<Entry> slots_;
-  size_t used_ = 0;
+  uint32_t now_s_ = 0, previous_s_ = 0, generation_ = 0;
+  std::unordered_map<std::string, std::unique_ptr<Family>> families_;
+  Family* current_ = nullptr;  // the family of the last offer
+  std::string_view current_name_;
+  uint32_t* last_ = nullptr;  // the fingerprint the last offer() set
 };
 
 }  // namespace ibpulse::exporters::remote_write

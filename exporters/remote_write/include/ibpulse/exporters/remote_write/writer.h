@@ -25,6 +25,8 @@
 
 namespace ibpulse::exporters::remote_write {
 
+class GoneSeries;
+
 // `text` (exposition format) with `instance="<instance>"` added to every sample line: the
 // daemon's own series as a scrape would label them.
 std::string with_instance(std::string_view text, std::string_view instance);
@@ -64,7 +66,7 @@ class RemoteWriter {
 
  private:
   struct Target;
-  void stale_markers(const std::vector<std::vector<uint64_t>>& gone, int64_t publish_ms);
+  void stale_markers(const std::vector<GoneSeries>& gone, int64_t publish_ms);
   size_t queued_bytes() const;  // over every target and shard
 
   WriterOptions options_;
