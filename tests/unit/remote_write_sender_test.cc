@@ -51,6 +51,7 @@ TEST(RemoteWriteSender, RetriesServerErrorsUntilAccepted) {
   SampleCounters counters;
   ShardSender sender(e, 0, queue, counters);
   ASSERT_TRUE(queue.push({"a{x=\"1\"}", 5, 1000}, 1000));
+  queue.note_snapshot(1000);
   ASSERT_TRUE(eventually([&] { return counters.sent.load() == 1; }));
   const auto requests = receiver.requests();
   ASSERT_EQ(requests.size(), 3u);                 // two 503s, then accepted
@@ -69,6 +70,7 @@ TEST(RemoteWriteSender, ClientErrorsAreNotRetried) {
   SampleCounters counters;
   ASSERT_TRUE(queue.push({"a", 1, 1}, 1));
   ASSERT_TRUE(queue.push({"b", 2, 1}, 1));
+  queue.note_snapshot(1);
   ShardSender sender(e, 0, queue, counters);  // one batch of both
   ASSERT_TRUE(eventually([&] { return counters.failed.load() == 2; }));
   ASSERT_TRUE(eventually([&] { return queue.samples() == 0; }));
@@ -88,6 +90,7 @@ TEST(RemoteWriteSender, NetworkErrorsAreRetried) {
   SampleCounters counters;
   ShardSender sender(e, 0, queue, counters);
   ASSERT_TRUE(queue.push({"a", 1, 1}, 1));
+  queue.note_snapshot(1);
   ASSERT_TRUE(eventually([&] { return counters.retries.load() >= 3; }));
   EXPECT_EQ(queue.samples(), 1u);  // still held for the next attempt
   EXPECT_EQ(counters.failed.load(), 0u);

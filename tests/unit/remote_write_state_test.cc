@@ -9,6 +9,7 @@
 
 #include "ibpulse/exporters/remote_write/change_filter.h"
 #include "ibpulse/exporters/remote_write/shard_queue.h"
+#include "remote_write_decode.h"
 
 namespace ibpulse::exporters::remote_write {
 namespace {
@@ -235,45 +236,111 @@ Sample sample(const std::string& series) {
   return {series, 1.0, 0};
 }
 
+// The series of a request body, in order.
+std::vector<std::string> series_of(const ShardQueue::Request& r) {
+  testing::WriteRequest req;
+  EXPECT_TRUE(testing::decode_write_request(r.body, req));
+  std::vector<std::string> out;
+  for (const auto& ts : req.timeseries())
+    out.push_back(testing::label_of(ts, "__name__"));
+  return out;
+}
+
+TEST(RemoteWriteShardQueue, RequestsOfBatchSizeOrOfACompleteSnapshot) {
+  ShardQueue q(100, 1 << 20, 2, {{"cluster", "c1"}});
+  for (const char* name : {"a", "b", "c"})
+    ASSERT_TRUE(q.push(sample(name), 1));
+  auto first = q.take(0ms);  // a and b: a full batch
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->samples, 2u);
+  EXPECT_EQ(series_of(*first), (std::vector<std::string>{"a", "b"}));
+  q.acknowledge();
+  EXPECT_FALSE(q.take(0ms)) << "c waits for its batch or its snapshot's end";
+  q.note_snapshot(1);
+  auto second = q.take(0ms);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(series_of(*second), std::vector<std::string>{"c"});
+  testing::WriteRequest req;
+  ASSERT_TRUE(testing::decode_write_request(second->body, req));
+  EXPECT_EQ(testing::label_of(req.timeseries(0), "cluster"), "c1");  // external labels
+  q.acknowledge();
+
+  // A request holds one snapshot's samples (the lag is counted per snapshot).
+  ASSERT_TRUE(q.push(sample("d"), 2));
+  ASSERT_TRUE(q.push(sample("e"), 3));
+  q.note_snapshot(3);
+  auto third = q.take(0ms);
+  ASSERT_TRUE(third);
+  EXPECT_EQ(series_of(*third), std::vector<std::string>{"d"});
+}
+
 TEST(RemoteWriteShardQueue, BoundedInSamples) {
-  ShardQueue q(3, 1 << 20);
+  ShardQueue q(3, 1 << 20, 2);
   EXPECT_TRUE(q.push(sample("a"), 1));
   EXPECT_TRUE(q.push(sample("b"), 1));
   EXPECT_TRUE(q.push(sample("c"), 1));
   EXPECT_FALSE(q.push(sample("d"), 1));
-  const auto batch = q.take(2, 0ms);
-  ASSERT_EQ(batch.size(), 2u);
-  EXPECT_EQ(batch[0].series, "a");
+  const auto batch = q.take(0ms);
+  ASSERT_TRUE(batch);
+  EXPECT_EQ(series_of(*batch), (std::vector<std::string>{"a", "b"}));
   EXPECT_FALSE(q.push(sample("d"), 1));  // taken but not acknowledged still counts
   q.acknowledge();
   EXPECT_TRUE(q.push(sample("d"), 2));
   EXPECT_EQ(q.samples(), 2u);
 }
 
-TEST(RemoteWriteShardQueue, BoundedInBytes) {
-  const std::string big(1000, 'x');
-  const size_t cost = ShardQueue::cost(sample(big));
-  ShardQueue q(1000, 2 * cost + 10);
-  EXPECT_TRUE(q.push(sample(big), 1));
-  EXPECT_TRUE(q.push(sample(big), 1));
-  EXPECT_FALSE(q.push(sample(big), 1));
-  EXPECT_TRUE(q.push(sample("small"), 1) == (ShardQueue::cost(sample("small")) <= 10));
-  EXPECT_LE(q.bytes(), 2 * cost + 10);
+// Bytes are the open request's protobuf and the compressed requests: a queue of 1,000 similar
+// series holds far less than their text.
+TEST(RemoteWriteShardQueue, BoundedInBytesOfTheEncodedRequests) {
+  const auto series = [](int i) {
+    return "infiniband_port_xmit_data_bytes_total{node_guid=\"0x0002c903000" +
+           std::to_string(10000 + i) + "\",port=\"1\",node_description=\"node " +
+           std::to_string(i) + " HCA-1\"}";
+  };
+  ShardQueue q(100'000, 1 << 20, 100);
+  size_t text = 0;
+  for (int i = 0; i < 1000; ++i) {
+    ASSERT_TRUE(q.push({series(i), 1.0 * i, 1'700'000'000'000}, 1));
+    text += series(i).size();
+  }
+  q.note_snapshot(1);
+  EXPECT_LT(q.bytes() * 3, text) << q.bytes() << " bytes for " << text << " bytes of series";
+
+  ShardQueue small(100'000, 2000, 1000);  // the open request alone reaches the bound
+  int pushed = 0;
+  while (small.push({series(pushed), 1, 1}, 1))
+    ++pushed;
+  EXPECT_GT(pushed, 5);
+  EXPECT_LE(small.bytes(), 2000u);
+  EXPECT_EQ(small.samples(), static_cast<size_t>(pushed));
+  small.note_snapshot(1);
+  auto r = small.take(0ms);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(series_of(*r).size(), static_cast<size_t>(pushed)) << "the refused one is not sent";
+}
+
+TEST(RemoteWriteShardQueue, MalformedSeriesAreRefused) {
+  ShardQueue q(100, 1 << 20);
+  EXPECT_EQ(q.push("x{a=\"1\"", 1, 1, 1), ShardQueue::Push::kMalformed);
+  EXPECT_EQ(q.samples(), 0u);
 }
 
 TEST(RemoteWriteShardQueue, LagOriginIsTheOldestUnacknowledgedSnapshot) {
-  ShardQueue q(100, 1 << 20);
+  ShardQueue q(100, 1 << 20, 1000);
   EXPECT_EQ(q.lag_origin_ms(), 0);
   q.note_snapshot(1000);  // nothing for this shard: acknowledged at once
   EXPECT_EQ(q.lag_origin_ms(), 1000);
   q.push(sample("a"), 2000);
+  EXPECT_EQ(q.lag_origin_ms(), 2000);  // still being written
+  q.note_snapshot(2000);
   q.push(sample("b"), 3000);
+  q.note_snapshot(3000);
   EXPECT_EQ(q.lag_origin_ms(), 2000);
-  q.take(1, 0ms);
+  ASSERT_TRUE(q.take(0ms));
   EXPECT_EQ(q.lag_origin_ms(), 2000);  // in flight
   q.acknowledge();
   EXPECT_EQ(q.lag_origin_ms(), 3000);
-  q.take(10, 0ms);
+  ASSERT_TRUE(q.take(0ms));
   q.acknowledge();
   EXPECT_EQ(q.lag_origin_ms(), 3000);
   q.note_snapshot(4000);

@@ -86,8 +86,9 @@ bool read_labels(std::string_view series, const Labels& external, std::vector<La
   return true;
 }
 
-void put_time_series(std::string& out, const std::vector<LabelView>& labels, const Sample& s) {
-  const auto timestamp = static_cast<uint64_t>(s.timestamp_ms);  // int64: two's complement
+void put_time_series(std::string& out, const std::vector<LabelView>& labels, double value,
+                     int64_t timestamp_ms) {
+  const auto timestamp = static_cast<uint64_t>(timestamp_ms);  // int64: two's complement
   const size_t sample_size = 1 + 8 + 1 + varint_size(timestamp);
   size_t size = 1 + varint_size(sample_size) + sample_size;
   for (const LabelView& l : labels)
@@ -103,7 +104,7 @@ void put_time_series(std::string& out, const std::vector<LabelView>& labels, con
   out.push_back(kSample);
   put_varint(out, sample_size);
   out.push_back(kSampleValue);
-  const auto bits = std::bit_cast<uint64_t>(s.value);
+  const auto bits = std::bit_cast<uint64_t>(value);
   for (int i = 0; i < 8; ++i)
     out.push_back(static_cast<char>(bits >> (8 * i) & 0xFF));  // little-endian fixed64
   out.push_back(kTimestamp);
@@ -120,22 +121,42 @@ bool is_stale_marker(double value) {
   return std::bit_cast<uint64_t>(value) == kStaleNaNBits;
 }
 
+bool RequestBuilder::add(std::string_view series, double value, int64_t timestamp_ms) {
+  // Scratch kept between calls: a vector and deque per sample cost allocations each time.
+  thread_local std::vector<LabelView> labels;
+  thread_local std::deque<std::string> unescaped;
+  unescaped.clear();
+  if (!read_labels(series, external_, labels, unescaped)) return false;
+  last_start_ = raw_.size();
+  if (raw_.empty()) raw_.reserve(size_t{64} << 10);
+  put_time_series(raw_, labels, value, timestamp_ms);
+  ++samples_;
+  return true;
+}
+
+void RequestBuilder::undo_last() {
+  if (samples_ == 0) return;
+  raw_.resize(last_start_);
+  --samples_;
+}
+
+std::string RequestBuilder::take() {
+  std::string body;
+  snappy::Compress(raw_.data(), raw_.size(), &body);
+  body.shrink_to_fit();  // queued until sent: its compressed size, not the bound snappy reserves
+  raw_.clear();
+  samples_ = last_start_ = 0;
+  return body;
+}
+
 Result<std::string> encode_write_request(std::span<const Sample> samples,
                                          const Labels& external_labels) {
-  std::string raw;
-  raw.reserve(samples.size() * 96);
-  std::vector<LabelView> labels;
-  std::deque<std::string> unescaped;
+  RequestBuilder builder(external_labels);
   for (const Sample& s : samples) {
-    unescaped.clear();
-    if (!read_labels(s.series, external_labels, labels, unescaped)) {
+    if (!builder.add(s.series, s.value, s.timestamp_ms))
       return Err("malformed series '{}'", s.series);
-    }
-    put_time_series(raw, labels, s);
   }
-  std::string body;
-  snappy::Compress(raw.data(), raw.size(), &body);
-  return body;
+  return builder.take();
 }
 
 }  // namespace ibpulse::exporters::remote_write

@@ -61,15 +61,10 @@ void ShardSender::run() {
   HttpClient client(endpoint_);  // one connection per shard, kept alive
   Log log;
   while (!stop_.load()) {
-    const auto batch = queue_.take(endpoint_.batch_size, 200ms);
-    if (batch.empty()) continue;
-    auto body = encode_write_request(batch, endpoint_.external_labels);
-    if (!body) {  // our own text always parses: a bug, but never a reason to stop sending
-      spdlog::error("event=remote_write_encode_failed url=\"{}\" error=\"{}\"",
-                    redacted_url(endpoint_.url), body.error());
-      counters_.failed.fetch_add(batch.size());
-    } else if (!deliver(client, log, *body, batch.size())) {
-      return;  // stopping: the batch is neither sent nor counted
+    auto request = queue_.take(200ms);
+    if (!request) continue;
+    if (!deliver(client, log, request->body, request->samples)) {
+      return;  // stopping: the request is neither sent nor counted
     }
     queue_.acknowledge();
   }

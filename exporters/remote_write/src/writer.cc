@@ -57,9 +57,9 @@ std::string with_instance(std::string_view text, std::string_view instance) {
 struct RemoteWriter::Reader {
   SnapshotSamples samples;
   std::string scratch;
-  // A receiver that is down or slow lets the queues fill to their bounds (256 MB by default)
-  // with millions of small strings; once they drain, what they held is given back to the
-  // system (when they are down to a quarter of that peak).
+  // A receiver that is down or slow lets the queues fill to their bounds (256 MB by default,
+  // some 20 million samples as compressed requests); once they drain, what they held is given
+  // back to the system (when they are down to a quarter of that peak).
   HeapTrim trim{kTrimPeakBytes};
 };
 
@@ -72,6 +72,7 @@ struct RemoteWriter::Target {
   SampleCounters counters;
   std::vector<std::unique_ptr<ShardSender>> senders;
   uint64_t drops_logged = 0;  // counters.dropped when last logged
+  bool malformed_logged = false;
   std::chrono::steady_clock::time_point drop_logged_at{};
 
   Target(Endpoint e, const WriterOptions& o)
@@ -81,7 +82,8 @@ struct RemoteWriter::Target {
     const unsigned n = std::max(1u, endpoint.concurrency);
     for (unsigned i = 0; i < n; ++i) {
       queues.push_back(std::make_unique<ShardQueue>(std::max<size_t>(1, endpoint.queue_samples / n),
-                                                    endpoint.queue_bytes / n, endpoint.batch_size));
+                                                    endpoint.queue_bytes / n, endpoint.batch_size,
+                                                    endpoint.external_labels));
     }
     for (unsigned i = 0; i < n; ++i)
       senders.push_back(std::make_unique<ShardSender>(endpoint, i, *queues[i], counters));
@@ -106,11 +108,24 @@ struct RemoteWriter::Target {
   // The shard of a series: the high half of its hash (the change filter indexes by the low).
   ShardQueue& queue_of(uint64_t key) { return *queues[(key >> 32) % queues.size()]; }
 
-  void push(const SeriesLine& line, uint64_t key, double value, int64_t ts, int64_t snap_ms) {
-    if (!queue_of(key).push({std::string(line.series), value, ts}, snap_ms)) {
-      counters.dropped.fetch_add(1);
-      filter.unsent();  // the next snapshot tries again
+  // False when the sample could not be queued (counted).
+  bool push(std::string_view series, uint64_t key, double value, int64_t ts, int64_t snap_ms) {
+    switch (queue_of(key).push(series, value, ts, snap_ms)) {
+      case ShardQueue::Push::kQueued:
+        return true;
+      case ShardQueue::Push::kFull:
+        counters.dropped.fetch_add(1);
+        return false;
+      case ShardQueue::Push::kMalformed:  // our own text always parses: a bug, logged once
+        counters.failed.fetch_add(1);
+        if (!malformed_logged) {
+          spdlog::error("event=remote_write_encode_failed url=\"{}\" metric=\"{}\"", url,
+                        series.substr(0, std::min(series.find('{'), size_t{200})));
+          malformed_logged = true;
+        }
+        return false;
     }
+    return false;
   }
 };
 
@@ -192,8 +207,10 @@ void RemoteWriter::write(std::shared_ptr<const converters::FabricSnapshot> snaps
     t->filter.begin(now_s);
   const auto offer = [&](const SeriesLine& line, uint64_t key, int64_t ts) {
     for (auto& t : targets_) {
-      if (t->filter.offer(line.name, key, line.value))
-        t->push(line, key, line.value, ts, publish_ms);
+      if (t->filter.offer(line.name, key, line.value) &&
+          !t->push(line.series, key, line.value, ts, publish_ms)) {
+        t->filter.unsent();  // the next snapshot tries again
+      }
     }
   };
   reader_->samples.read(*snapshot, offset, reader_->scratch, offer);
@@ -235,17 +252,14 @@ void RemoteWriter::stale_markers(const std::vector<GoneSeries>& gone, int64_t pu
   std::vector<GoneSeries::Walk> walks;
   for (const auto& g : gone)
     walks.emplace_back(g);
-  reader_->samples.read(
-      *previous_, 0ms, reader_->scratch, [&](const SeriesLine& line, uint64_t key, int64_t) {
-        for (size_t i = 0; i < targets_.size(); ++i) {
-          if (!walks[i].left(line.name)) continue;
-          Target& t = *targets_[i];
-          if (!t.queue_of(key).push({std::string(line.series), stale_nan(), publish_ms},
-                                    publish_ms)) {
-            t.counters.dropped.fetch_add(1);
-          }
-        }
-      });
+  reader_->samples.read(*previous_, 0ms, reader_->scratch,
+                        [&](const SeriesLine& line, uint64_t key, int64_t) {
+                          for (size_t i = 0; i < targets_.size(); ++i) {
+                            if (!walks[i].left(line.name)) continue;
+                            Target& t = *targets_[i];
+                            t.push(line.series, key, stale_nan(), publish_ms, publish_ms);
+                          }
+                        });
 }
 
 std::vector<prometheus::RemoteWriteStatus> RemoteWriter::status() const {

@@ -1,21 +1,29 @@
 #pragma once
-// The samples waiting for one shard (one request in flight) of one receiver: bounded in samples
-// and in bytes. A sample that does not fit is refused (the caller counts it dropped and the
-// change filter sends the series again later): what is queued stays, in order, through an
+// The samples waiting for one shard (one request in flight) of one receiver, held as request
+// bodies: each sample is written into the open request as it is pushed (protobuf, ~100 bytes),
+// and a request is compressed (~12 bytes a sample) once it holds `batch_size` samples or its
+// snapshot is complete. At 70,000 ports a snapshot queues hundreds of thousands of samples at
+// once; as strings (the series' text and 56 bytes each) they took tens of MB.
+//
+// Bounded in samples and in bytes (the open request's protobuf plus the compressed bodies
+// waiting or in flight). A sample that does not fit is refused (the caller counts it dropped and
+// the change filter sends the series again later): what is queued stays, in order, through an
 // outage as long as it fits.
 //
 // Lag: the Unix time (ms) of the snapshot of the oldest sample not yet acknowledged, or, when
 // none is pending, of the last snapshot whose samples were all acknowledged.
 //
-// Thread safety: thread-safe; one producer (the writer thread) and one consumer (the shard's
-// sender) in practice.
+// Thread safety: one producer (push, note_snapshot) and one consumer (take, acknowledge);
+// samples(), bytes(), lag_origin_ms() and wake() from any thread.
 
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <mutex>
-#include <vector>
+#include <optional>
+#include <string>
+#include <string_view>
 
 #include "ibpulse/exporters/remote_write/encoder.h"
 
@@ -23,42 +31,51 @@ namespace ibpulse::exporters::remote_write {
 
 class ShardQueue {
  public:
-  // The sender is woken when `wake_at` samples are queued or a snapshot is complete, not per
-  // sample: a futex wake per sample cost more than the rest of the writer's work together.
-  ShardQueue(size_t max_samples, size_t max_bytes, size_t wake_at = 1);
+  ShardQueue(size_t max_samples, size_t max_bytes, size_t batch_size = 2000,
+             Labels external_labels = {});
 
-  // What one queued sample costs against max_bytes.
-  static size_t cost(const Sample& s) { return sizeof(Entry) + s.series.size(); }
-
-  // False (nothing queued) when the sample does not fit.
-  bool push(Sample sample, int64_t snapshot_ms);
-  // The snapshot's samples are all queued: the sender may take a short batch. With nothing
-  // pending, the snapshot counts as acknowledged.
+  enum class Push { kQueued, kFull, kMalformed };
+  // Pushes one sample of the snapshot published at `snapshot_ms`.
+  Push push(std::string_view series, double value, int64_t timestamp_ms, int64_t snapshot_ms);
+  bool push(const Sample& s, int64_t snapshot_ms) {
+    return push(s.series, s.value, s.timestamp_ms, snapshot_ms) == Push::kQueued;
+  }
+  // The snapshot's samples are all pushed: its open request is compressed and can be taken.
+  // With nothing pending, the snapshot counts as acknowledged.
   void note_snapshot(int64_t snapshot_ms);
 
-  // Up to `max` samples, waiting at most `wait` for `wake_at` of them or a complete snapshot;
-  // they stay pending (and count in samples()) until acknowledge().
-  std::vector<Sample> take(size_t max, std::chrono::milliseconds wait);
-  void acknowledge();  // the batch take() returned is done with (sent, or rejected)
+  struct Request {
+    std::string body;  // snappy-compressed WriteRequest
+    size_t samples = 0;
+  };
+  // The oldest complete request, waiting at most `wait` for one; it stays pending (and counts
+  // in samples()) until acknowledge().
+  std::optional<Request> take(std::chrono::milliseconds wait);
+  void acknowledge();  // the request take() returned is done with (sent, or rejected)
   void wake();         // take() returns now (stopping)
 
-  size_t samples() const;  // queued plus taken and not acknowledged
+  size_t samples() const;  // pushed and not acknowledged
   size_t bytes() const;
   int64_t lag_origin_ms() const;  // see above; 0 before any snapshot
 
  private:
-  struct Entry {
-    Sample sample;
+  struct Waiting {
+    Request request;
     int64_t snapshot_ms;
   };
+  void close_open();  // producer: compresses the open request into ready_
+
+  const size_t max_samples_, max_bytes_, batch_size_;
+  RequestBuilder open_;  // producer only
   mutable std::mutex mutex_;
-  std::condition_variable ready_;
-  std::deque<Entry> queue_;
-  const size_t max_samples_, max_bytes_, wake_at_;
-  bool complete_ = false;  // a snapshot ended since the sender last emptied the queue
-  size_t bytes_ = 0;
+  std::condition_variable ready_cv_;
+  // Under mutex_:
+  std::deque<Waiting> ready_;
+  size_t open_samples_ = 0, open_bytes_ = 0;
+  int64_t open_ms_ = 0;
+  size_t ready_samples_ = 0, ready_bytes_ = 0;
   size_t taken_ = 0, taken_bytes_ = 0;
-  int64_t taken_oldest_ms_ = 0, taken_newest_ms_ = 0;
+  int64_t taken_ms_ = 0;
   int64_t acknowledged_ms_ = 0;
   bool woken_ = false;
 };

@@ -1,5 +1,5 @@
 #pragma once
-// One shard of one receiver: a thread that takes batches from its ShardQueue, encodes them and
+// One shard of one receiver: a thread that takes requests from its ShardQueue (encoded there) and
 // POSTs them, one request at a time so the shard's series stay in order. A batch that may be
 // retried (http_client.h) is sent again with backoff until it goes through or the sender stops,
 // while new samples wait in the queue (or are dropped when it is full).
