@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "ibpulse/base/heap_trim.h"
 #include "ibpulse/base/thread_name.h"
 
 namespace ibpulse::cli {
@@ -194,6 +195,7 @@ void ConvertLoop::run(const std::atomic<bool>& stop) {
       converter_.expire(now);
       store_.publish(converter_.snapshot(now, ++published_));
       next_publish = now + publish_interval_;
+      trim_after_snapshots(now);
       std::lock_guard lock(mutex_);
       stats_ = converter_.stats();
     }
@@ -208,6 +210,19 @@ void ConvertLoop::run(const std::atomic<bool>& stop) {
   report_foreign_clears(Clock::now(), true);
   std::lock_guard lock(mutex_);
   stats_ = converter_.stats();
+}
+
+// Every snapshot replaces the per-VL blocks of the ports whose counters moved (the old ones
+// live on in the snapshots still read), and every reader frees what it built for the last
+// one: glibc keeps the freed chunks in each thread's arena, scattered among live ones, and
+// returns little by itself. On the 70,000-port fabric that was 64 MB of 294 MB of heap
+// (malloc_stats); malloc_trim gave back 22-37 MB of it. Its cost (a walk over the arenas'
+// free lists, milliseconds) is nothing at this period, and the ring covers it.
+void ConvertLoop::trim_after_snapshots(Clock::time_point now) {
+  constexpr auto kTrimPeriod = std::chrono::seconds(30);
+  if (now - last_trim_ < kTrimPeriod) return;
+  last_trim_ = now;
+  trim_heap();
 }
 
 void ConvertLoop::log_totals() const {

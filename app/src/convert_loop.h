@@ -40,6 +40,7 @@ class ConvertLoop {
  private:
   void report(const collector::RawSample& s, const converters::ApplyEvents& events);
   void take_topology();
+  void trim_after_snapshots(converters::Clock::time_point now);  // malloc_trim, now and then
 
   std::vector<collector::SampleRing*> rings_;
   SampleLogger trace_sample_;
@@ -52,6 +53,7 @@ class ConvertLoop {
   std::shared_ptr<collector::Topology> pending_;
   std::shared_ptr<const collector::Topology> topology_;
   converters::ConverterStats stats_;
+  converters::Clock::time_point last_trim_{};
   unsigned foreign_logged_ = 0;
   uint64_t published_ = 0;  // snapshots published: the next one's sequence number
   // Foreign clears in the current window: several mean another manager clears counters.
