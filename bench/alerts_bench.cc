@@ -68,7 +68,7 @@ void run_engine(benchmark::State& state, bool alerting) {
     s.published += 1s;
     if (alerting) {
       for (size_t i = 0; i < s.ports.size(); i += 100)
-        s.ports[i].totals[symbol] += 20;
+        s.ports[i].totals.set(symbol, s.ports[i].totals[symbol] + 20);
     }
     decisions += engine.evaluate(s, wall).size();
   }

@@ -29,7 +29,7 @@ std::shared_ptr<const converters::FabricSnapshot> busier(const converters::Fabri
   for (auto& p : next->ports) {
     for (auto id : {schema::CounterId::kXmitData, schema::CounterId::kRcvData,
                     schema::CounterId::kXmitPackets, schema::CounterId::kRcvPackets}) {
-      p.totals[schema::index_of(id)] += 4096;
+      p.totals.set(schema::index_of(id), p.totals[schema::index_of(id)] + 4096);
     }
   }
   return next;

@@ -42,8 +42,10 @@ uint64_t link_lanes(uint8_t width) {
   return collector::width_lanes(width);
 }
 
-uint64_t if_mib_value(const CoreTotals& t, bool ietf_extended, DerivedId id) {
-  const auto c = [&](CounterId counter) { return t[schema::index_of(counter)]; };
+// T: CoreTotals or PortTotals, both read by counter index.
+template <typename T>
+uint64_t derived_value(const T& t, bool ietf_extended, DerivedId id) {
+  const auto c = [&](CounterId counter) -> uint64_t { return t[schema::index_of(counter)]; };
   // Discarded packets were counted by the sender's upper layer: the draft adds them to the
   // unicast output count. With the IETF counters, multicast is apart and never counted twice.
   const auto out_dropped = [&] {
@@ -73,6 +75,14 @@ uint64_t if_mib_value(const CoreTotals& t, bool ietf_extended, DerivedId id) {
       return c(CounterId::kRcvRemotePhysicalErrors) + c(CounterId::kRcvErrors);
   }
   return 0;
+}
+
+uint64_t if_mib_value(const CoreTotals& totals, bool ietf_extended, DerivedId id) {
+  return derived_value(totals, ietf_extended, id);
+}
+
+uint64_t if_mib_value(const PortTotals& totals, bool ietf_extended, DerivedId id) {
+  return derived_value(totals, ietf_extended, id);
 }
 
 DerivedTotals if_mib_values(const CoreTotals& totals, bool ietf_extended) {

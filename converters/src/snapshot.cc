@@ -13,10 +13,12 @@ using schema::CounterId;
 void fill(PortSnapshot& out, const Converter::PortState& p) {
   // Only the counters read (`present`): the others are still at 0, so their lines of the state
   // need not be read.
+  CoreTotals totals{};
   for (uint64_t todo = p.present; todo != 0; todo &= todo - 1) {
     const auto c = static_cast<size_t>(std::countr_zero(todo));
-    out.totals[c] = p.core.total(c);
+    totals[c] = p.core.total(c);
   }
+  out.totals.assign(totals);
   out.saturated = p.core.saturated() & p.present;
   out.present = p.present;
   out.ietf_extended = p.ietf_extended;

@@ -68,7 +68,7 @@ class FabricClock {
         continue;
       }
       p.present |= 1ull << idx;
-      p.totals[idx] = symbol_errors[port.key];
+      p.totals.set(idx, symbol_errors[port.key]);
       p.present |= 1ull << schema::index_of(CounterId::kXmitData);
       p.utilisation_out = utilisation[port.key];
       s.ports.push_back(p);

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "ibpulse/collector/topology.h"
+#include "ibpulse/converters/port_totals.h"
 #include "ibpulse/schema/counters.h"
 
 namespace ibpulse::converters {
@@ -15,7 +16,6 @@ namespace ibpulse::converters {
 inline constexpr uint64_t kPacketOverhead = 4;  // POH: octets per packet beyond its data
 inline constexpr uint64_t kSlpOctets = 8;       // SLP: octets per flow control packet
 
-using CoreTotals = std::array<uint64_t, schema::kCoreCounterCount>;
 using DerivedTotals = std::array<uint64_t, schema::kDerivedCount>;
 
 // `totals` are scaled (data counters in octets). `ietf_extended`: the port has the IETF
@@ -24,6 +24,7 @@ using DerivedTotals = std::array<uint64_t, schema::kDerivedCount>;
 DerivedTotals if_mib_values(const CoreTotals& totals, bool ietf_extended);
 // One of them: snapshots compute each when read instead of holding all nine per port.
 uint64_t if_mib_value(const CoreTotals& totals, bool ietf_extended, schema::DerivedId id);
+uint64_t if_mib_value(const PortTotals& totals, bool ietf_extended, schema::DerivedId id);
 
 // Data rate of an active link in bits/s: lanes x lane data rate (after encoding); 0 when the
 // width or speed is unknown.

@@ -27,7 +27,7 @@ using Clock = std::chrono::steady_clock;
 struct PortSnapshot {
   collector::PortKey key;
   uint32_t if_index = 0;       // IF-MIB ifIndex, stable (if_index.h)
-  CoreTotals totals{};         // scaled: octets, packets, events
+  PortTotals totals;           // scaled: octets, packets, events
   uint64_t present = 0;        // bit per core counter: read at least once from an advertised source
   uint64_t saturated = 0;      // bit per core counter: its narrow copy is latched at all ones
   bool ietf_extended = false;  // unicast/multicast counted apart (CapabilityMask 0x200)
