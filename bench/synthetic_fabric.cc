@@ -64,8 +64,9 @@ std::vector<RawSample> synthetic_samples(const collector::Topology& topology, ui
       s.advertised = (uint64_t{1} << s.field_count) - 1;
       if (a == Attribute::kPortCounters) s.superseded = collector::superseded_fields(ext_all);
       const auto sinks = schema::sinks_of(a);
+      // Error counters at 0, as on a healthy fabric (a snapshot keeps non-zero totals only).
       for (size_t i = 0; i < s.field_count; ++i)
-        s.values[i] = 1000 + i * 7919 + p + (moves(sinks[i].counter) ? bump : 0);
+        s.values[i] = moves(sinks[i].counter) ? 1000 + i * 7919 + p + bump : 0;
       samples.push_back(s);
     }
     ++p;

@@ -20,7 +20,7 @@ std::shared_ptr<const converters::FabricSnapshot> synthetic_snapshot(uint32_t po
 // The pieces of synthetic_snapshot(), for benchmarks that run the converter themselves: the
 // topology, and one PortCounters and one PortCountersExtended sample per port (the traffic
 // counters, data, packets and XmitWait, `bump` higher than with bump 0: a later sweep moves
-// them as a busy fabric does; error counters stay, as on a healthy one).
+// them as a busy fabric does; error counters stay at 0, as on a healthy one).
 std::shared_ptr<const collector::Topology> synthetic_topology(uint32_t ports);
 // `details`: also the attributes the daemon's read plan adds (error details, flow control,
 // per-VL and per-lane counters).
