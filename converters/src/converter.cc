@@ -424,9 +424,10 @@ Outcome Converter::apply_field(PortState& p, const RawSample& s, const schema::F
     return out;
   }
 
-  // Extra counters are kept in 16 bytes (ExtraCounterState): widened for the rules, then stored.
+  // Extra counters are kept packed (ExtraCounters): widened for the rules, then stored.
   const size_t e = c - kCoreCounterCount;
-  const ExtraCounterState* stored = p.extra ? p.extra->find(e) : nullptr;
+  const std::optional<ExtraCounterState> stored =
+      p.extra ? p.extra->find(e) : std::optional<ExtraCounterState>();
   const ExtraCounterState before = stored ? *stored : ExtraCounterState{};
   CounterState st = before.widen();
   const Outcome out = apply_reading(p, st, r, cleared, events);
@@ -435,7 +436,7 @@ Outcome Converter::apply_field(PortState& p, const RawSample& s, const schema::F
   // Most per-VL, per-lane and error counters stay still between reads: an unchanged one leaves
   // the block shared with the snapshots that hold it, instead of copying all of it.
   if (stored && after == before) return out;
-  writable_extra(p).at(e) = after;
+  writable_extra(p).set(e, after);
   return out;
 }
 

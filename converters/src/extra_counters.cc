@@ -49,11 +49,18 @@ const ExtraCounters::Groups& ExtraCounters::groups() {
 ExtraCounters::ExtraCounters(const ExtraCounters& other)
     : offset_(other.offset_),
       size_(other.size_),
-      states_(std::make_unique_for_overwrite<ExtraCounterState[]>(other.size_)) {
-  std::copy_n(other.states_.get(), size_, states_.get());
+      states_(std::make_unique_for_overwrite<unsigned char[]>(other.size_ * kPacked)) {
+  std::copy_n(other.states_.get(), size_ * kPacked, states_.get());
 }
 
-ExtraCounterState& ExtraCounters::at(size_t index) {
+void ExtraCounters::store(size_t slot, const ExtraCounterState& s) {
+  unsigned char* at = states_.get() + slot * kPacked;
+  std::memcpy(at, &s.total, 8);
+  std::memcpy(at + 8, &s.last_raw, 4);
+  at[12] = static_cast<unsigned char>(static_cast<unsigned>(s.source) | (s.saturated ? 4u : 0u));
+}
+
+void ExtraCounters::set(size_t index, const ExtraCounterState& state) {
   if (index >= groups().total) {  // a caller's bug: it would write another counter's state
     std::fprintf(stderr, "ibpulse: extra counter %zu out of range (%zu)\n", index, groups().total);
     std::abort();
@@ -61,13 +68,14 @@ ExtraCounterState& ExtraCounters::at(size_t index) {
   const Group& g = group_of(index);
   if (offset_[g.id] == kAbsent) {
     // Exactly the room needed: a port answers each attribute once, then only writes.
-    auto grown = std::make_unique<ExtraCounterState[]>(size_ + g.size);
-    std::copy_n(states_.get(), size_, grown.get());
+    // Value-initialised: the new group's counters read as never read (source none).
+    auto grown = std::make_unique<unsigned char[]>((size_ + g.size) * kPacked);
+    std::copy_n(states_.get(), size_ * kPacked, grown.get());
     states_ = std::move(grown);
     offset_[g.id] = size_;
     size_ = static_cast<uint8_t>(size_ + g.size);
   }
-  return states_[offset_[g.id] + index - g.first];
+  store(static_cast<size_t>(offset_[g.id] + index - g.first), state);
 }
 
 }  // namespace ibpulse::converters

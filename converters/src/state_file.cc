@@ -150,7 +150,9 @@ bool read_port(Reader& in, SavedPort& out) {
     CounterState c;
     if (!in.get(index) || index >= extra_count || !in.get_counter(c)) return false;
     if (c.last_raw > UINT32_MAX) return false;  // no extra counter is wider than 32 bits
-    p.extra->at(index).assign(c);
+    ExtraCounterState e;
+    e.assign(c);
+    p.extra->set(index, e);
   }
   return true;
 }

@@ -259,8 +259,8 @@ TEST(Converter, ExtraCountersTakeRoomOnlyForTheAttributesRead) {
   const auto first = c.snapshot(t0);
   const auto& one = *first->find(kPort)->extra;
   EXPECT_EQ(one.stored(), schema::fields_of(Attribute::kPortVLXmitWaitCounters).size());
-  EXPECT_EQ(one.find(data2), nullptr) << "PortVLOpData was never read";
-  EXPECT_EQ(one.find(schema::extra_counter_count()), nullptr) << "out of range";
+  EXPECT_FALSE(one.find(data2)) << "PortVLOpData was never read";
+  EXPECT_FALSE(one.find(schema::extra_counter_count())) << "out of range";
 
   RawSample data = sample(Attribute::kPortVLOpData, t0);
   data.values[field(Attribute::kPortVLOpData, "PortVLOpData2")] = 5;
@@ -268,11 +268,11 @@ TEST(Converter, ExtraCountersTakeRoomOnlyForTheAttributesRead) {
   const auto second = c.snapshot(t0);
   const auto& two = *second->find(kPort)->extra;
   EXPECT_EQ(two.stored(), 2 * schema::fields_of(Attribute::kPortVLXmitWaitCounters).size());
-  ASSERT_NE(two.find(wait3), nullptr);
+  ASSERT_TRUE(two.find(wait3));
   EXPECT_EQ(two.find(wait3)->total, 77u);
-  ASSERT_NE(two.find(data2), nullptr);
+  ASSERT_TRUE(two.find(data2));
   EXPECT_EQ(two.find(data2)->total, 5u * 4) << "PortVLOpData counts 32-bit words";
-  EXPECT_EQ(one.find(data2), nullptr) << "published snapshots never change";
+  EXPECT_FALSE(one.find(data2)) << "published snapshots never change";
   size_t read = 0;
   two.for_each([&](size_t i, const ExtraCounterState& e) {
     read += e.source != Source::kNone;

@@ -78,7 +78,7 @@ std::optional<uint64_t> counter_value(const CounterSource& s, const converters::
       bool any = false;
       for (size_t member : s.members) {
         const size_t i = member - schema::kCoreCounterCount;
-        const auto* st = p.extra->find(i);
+        const auto st = p.extra->find(i);
         if (!st || st->source == converters::Source::kNone) continue;
         sum += st->total;
         any = true;

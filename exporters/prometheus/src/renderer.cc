@@ -52,7 +52,7 @@ void render_extra_counters(const FabricSnapshot& s, const PortLabels& labels, Ou
       const auto& states = s.ports[i].extra;
       if (!states) continue;
       for (size_t k = c; k < end; ++k) {
-        const auto* st = states->find(k - kCoreCounterCount);
+        const auto st = states->find(k - kCoreCounterCount);
         if (!st || st->source == converters::Source::kNone) continue;
         extra.clear();
         extra.push_back(',');
