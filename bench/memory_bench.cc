@@ -174,8 +174,8 @@ int main(int argc, char** argv) {
   r.line("topology", freed_by([&] { d.topology.reset(); }));
   fmt::print("{:<44} {:>10.1f} MB {:>8.0f} B/port\n", "sum of the pieces",
              static_cast<double>(r.total) / 1e6, static_cast<double>(r.total) / ports);
-  const double ring = 65536.0 * sizeof(collector::RawSample);
+  const double ring = 32768.0 * sizeof(collector::RawSample);  // collector.ring-size's default
   fmt::print("{:<44} {:>10.1f} MB {:>8.0f} B/port (not allocated here)\n",
-             "sample ring per local port (65,536 x RawSample)", ring / 1e6, ring / ports);
+             "sample ring per local port (32,768 x RawSample)", ring / 1e6, ring / ports);
   return 0;
 }

@@ -485,7 +485,10 @@ const std::vector<KeyDef>& key_defs() {
         "carry it); give each collector of a host its own",
         "the host name"},
        text(IBPULSE_FIELD(remote_write.instance))},
-      {{"collector.ring-size", "Samples buffered between poller and converters", "65536"},
+      {{"collector.ring-size",
+        "Samples buffered between each poller and the converter (408 bytes each); a full ring "
+        "drops samples (ibpulse_ring_drops_total)",
+        "32768"},
        number(1024, 1u << 24, IBPULSE_FIELD(ring_size))},
   };
   return keys;

@@ -46,7 +46,9 @@ struct DaemonConfig {
   std::vector<exporters::alerts::RuleText> alert_rules;
   bool default_alert_rules = true;
   exporters::alerts::EngineOptions alerts;
-  size_t ring_size = 65536;
+  // 32768 x 408 B = 13 MB per local port: 170 ms of readings at 190k MADs/s, while the
+  // converter builds a 70,000-port snapshot in 15 ms. 65536 was 4% of the daemon at 70k ports.
+  size_t ring_size = 32768;
   exporters::remote_write::WriterOptions remote_write;  // docs/remote-write.md; no URL: off
 };
 
