@@ -2,6 +2,7 @@
 // queue bounds in samples and bytes, and the lag origin.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <functional>
 #include <set>
 #include <string>
@@ -22,7 +23,7 @@ uint64_t key_of(uint64_t k) {
 }
 
 TEST(RemoteWriteChangeFilter, SendsChangesAndNotUnchangedSeries) {
-  ChangeFilter f(true, 60);
+  ChangeFilter f(true, UINT32_MAX);  // no resend within the test
   f.begin(0);
   EXPECT_TRUE(f.offer("a", key_of(11), 1.0));  // new
   EXPECT_TRUE(f.finish().empty());
@@ -74,6 +75,28 @@ TEST(RemoteWriteChangeFilter, ResendsEachUnchangedSeriesOncePerIntervalSpreadOve
   EXPECT_LT(busiest, 2 * kSeries / kResend) << "resends come in bursts";
 }
 
+// The writer puts a series on shard queue (key >> 32) % concurrency: the resends of one
+// snapshot (one phase) must not all land on one of them.
+TEST(RemoteWriteChangeFilter, OneSnapshotsResendsSpreadOverTheShardQueues) {
+  constexpr uint64_t kSeries = 6000, kShards = 4;
+  ChangeFilter f(true, 60);
+  f.begin(0);
+  for (uint64_t k = 1; k <= kSeries; ++k)
+    f.offer("a", key_of(k), 1.0);
+  f.finish();
+  f.begin(1);
+  std::array<size_t, kShards> per_shard{};
+  size_t resent = 0;
+  for (uint64_t k = 1; k <= kSeries; ++k) {
+    if (!f.offer("a", key_of(k), 1.0)) continue;
+    ++per_shard[(key_of(k) >> 32) % kShards];
+    ++resent;
+  }
+  ASSERT_GT(resent, kSeries / 60 / 2);
+  for (size_t n : per_shard)
+    EXPECT_GT(n, resent / kShards / 2) << resent << " resends";
+}
+
 TEST(RemoteWriteChangeFilter, ALongGapBetweenSnapshotsResendsEverything) {
   ChangeFilter f(true, 60);
   f.begin(0);
@@ -95,7 +118,7 @@ TEST(RemoteWriteChangeFilter, WithoutChangedOnlyEverythingGoesEveryTime) {
 }
 
 TEST(RemoteWriteChangeFilter, AnUnqueuedSampleIsOfferedAgain) {
-  ChangeFilter f(true, 60);
+  ChangeFilter f(true, UINT32_MAX);  // no resend within the test
   f.begin(0);
   ASSERT_TRUE(f.offer("a", key_of(7), 3.0));
   f.unsent();

@@ -138,7 +138,9 @@ ChangeFilter::Family& ChangeFilter::family(std::string_view name) {
 // Whether the series' phase came round between the last snapshot and this one.
 bool ChangeFilter::resend_due(uint64_t key) const {
   if (resend_s_ == 0) return true;
-  const uint64_t phase = (key >> 32) % resend_s_;
+  // Not from the high half alone: the shard queues use it (writer.cc), and the resends of one
+  // snapshot, which share a phase, would all go to one shard.
+  const uint64_t phase = (key >> 16) % resend_s_;
   return (now_s_ + phase) / resend_s_ != (previous_s_ + phase) / resend_s_;
 }
 
