@@ -1,7 +1,5 @@
 #include "ibpulse/converters/port_totals.h"
 
-#include <vector>
-
 namespace ibpulse::converters {
 
 CoreTotals PortTotals::all() const {
@@ -16,25 +14,23 @@ CoreTotals PortTotals::all() const {
 
 void PortTotals::assign(const CoreTotals& all) {
   nonzero_ = 0;
-  inline_.fill(0);
-  std::vector<uint64_t> rest;
-  size_t rank = 0;
   for (size_t c = 0; c < kCount; ++c) {
-    if (all[c] == 0) continue;
-    nonzero_ |= uint64_t{1} << c;
+    if (all[c] != 0) nonzero_ |= uint64_t{1} << c;
+  }
+  // Called for every port of every snapshot: one allocation, only for a port beyond kInline.
+  const auto count = static_cast<size_t>(std::popcount(nonzero_));
+  std::shared_ptr<uint64_t[]> block;
+  if (count > kInline) block = std::make_shared_for_overwrite<uint64_t[]>(count - kInline);
+  inline_.fill(0);
+  size_t rank = 0;
+  for (uint64_t todo = nonzero_; todo != 0; todo &= todo - 1, ++rank) {
+    const uint64_t v = all[static_cast<size_t>(std::countr_zero(todo))];
     if (rank < kInline) {
-      inline_[rank] = all[c];
+      inline_[rank] = v;
     } else {
-      rest.push_back(all[c]);
+      block.get()[rank - kInline] = v;
     }
-    ++rank;
   }
-  if (rest.empty()) {
-    overflow_.reset();
-    return;
-  }
-  auto block = std::make_shared<uint64_t[]>(rest.size());
-  std::copy(rest.begin(), rest.end(), block.get());
   overflow_ = std::move(block);
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // Gives memory back to the system after a transient peak. glibc keeps freed heap memory for
-// reuse and returns little of it by itself when the freed chunks are small and scattered (a
-// remote-write queue of millions of series strings, filled at start when every series is new,
-// then drained): on a 70,000-port fabric that left tens of MB held for the daemon's life.
+// reuse and returns little of it by itself when the freed chunks are small and scattered
+// (remote-write queues filled to their bound while a receiver was down, then drained; the
+// per-VL blocks of old snapshots): on a 70,000-port fabric that left tens of MB held for the
+// daemon's life.
 // HeapTrim watches a quantity that drives such peaks and calls malloc_trim once it has fallen
 // well below its high-water mark.
 //

@@ -48,7 +48,8 @@ class RequestBuilder {
   size_t samples_ = 0, last_start_ = 0;
 };
 
-// The compressed body; an error only for a series whose text does not parse.
+// A whole body at once (RequestBuilder for a list of samples); an error only for a series whose
+// text does not parse.
 Result<std::string> encode_write_request(std::span<const Sample> samples,
                                          const Labels& external_labels);
 
