@@ -45,8 +45,12 @@ class FabricClock {
     return p;
   }
 
+  // A port of a new topology, as the daemon publishes one at each change (snapshots share
+  // theirs, never changed after).
   collector::Port& link(uint64_t guid, uint8_t port) {
-    return const_cast<collector::Port&>(*topology->find_port({guid, port}));
+    auto changed = std::make_shared<collector::Topology>(*topology);
+    topology = changed;
+    return const_cast<collector::Port&>(*changed->find_port({guid, port}));
   }
 
   // The snapshot `seconds` after the start, with the given symbol-error totals per port.

@@ -56,10 +56,12 @@ void ThresholdEngine::Impl::index_ports(const FabricSnapshot& s) {
   indexed_topology = s.topology;
   nodes.assign(s.ports.size(), nullptr);
   links.assign(s.ports.size(), nullptr);
+  degraded.assign(s.ports.size(), 0);
   if (!s.topology) return;
   for (size_t i = 0; i < s.ports.size(); ++i) {
     nodes[i] = s.topology->find_node(s.ports[i].key.node_guid);
     links[i] = s.topology->find_port(s.ports[i].key);
+    degraded[i] = links[i] && collector::link_capability(*s.topology, *links[i]).degraded();
   }
 }
 
@@ -138,7 +140,7 @@ std::optional<double> ThresholdEngine::Impl::measure(const Rule& rule, RuleState
     const bool down = !link->active() && (port_history[i].ever_active || link->remote);
     return down ? 1.0 : 0.0;
   }
-  return collector::link_capability(*s.topology, *link).degraded() ? 1.0 : 0.0;
+  return degraded[i] ? 1.0 : 0.0;
 }
 
 void ThresholdEngine::Impl::clear(const Rule& rule, const Instance& in, AlertEvent e, Step& step) {
