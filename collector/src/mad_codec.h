@@ -4,6 +4,7 @@
 // 14.2.1.1: common header, M_Key, 32 reserved bytes, 64 bytes of attribute data at the same
 // offset).
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 
@@ -16,6 +17,35 @@ inline constexpr size_t kMadDataOffset = 64;
 inline constexpr int kQp1Qkey = static_cast<int>(0x80010000u);  // umad_set_addr takes an int
 
 void encode_request(void* mad, const MadRequest& request, uint32_t tid);
+
+// A request as the engine's pool holds it while it waits and flies: the header and the first
+// kPackedData bytes of its data inline (a GET's PortSelect and CounterSelect), the rest of the
+// data, where any of it is not zero (SETs), in a block of the engine's (`tail`). 72 bytes
+// instead of MadRequest's 232: the engine keeps up to 16,384 requests unsent, and at 240 bytes
+// apiece their cache misses were a third of the engine's own time at 70,000 ports (perf).
+inline constexpr size_t kPackedData = 24;
+inline constexpr uint32_t kNoTail = ~uint32_t{0};
+using DataTail = std::array<uint8_t, kMadDataSize - kPackedData>;
+
+struct PackedRequest {
+  uint64_t cookie = 0;
+  uint64_t m_key = 0;
+  uint32_t node = 0;
+  uint32_t modifier = 0;
+  uint32_t tail = kNoTail;  // the engine's block with data bytes kPackedData.., or none: zeros
+  uint16_t lid = 0;
+  uint16_t attribute = 0;
+  MadClass mgmt_class = MadClass::kPerformance;
+  MadMethod method = MadMethod::kGet;
+  std::array<uint8_t, kPackedData> data{};
+};
+
+// `request` without its data past kPackedData (`tail` says where that went).
+PackedRequest pack(const MadRequest& request, uint32_t tail);
+// Whether `request` has data past kPackedData to keep.
+bool has_data_tail(const MadRequest& request);
+// The MAD of a packed request; `tail` null when it has none.
+void encode_packed(void* mad, const PackedRequest& request, const DataTail* tail, uint32_t tid);
 
 struct DecodedReply {
   uint8_t method = 0;

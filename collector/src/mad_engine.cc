@@ -22,16 +22,17 @@ constexpr int kPerformanceClass = 0x04;
 constexpr int kSubnetLidClass = 0x01;
 constexpr unsigned kMaxBackoffShift = 3;  // a retry waits at most 8 x the first timeout
 
-// Requests live in a pool and travel by index: queues and flights stay small and nothing of
-// 200+ bytes is copied or allocated per MAD.
+// Requests live in a pool, packed (mad_codec.h), and travel by index: queues and flights stay
+// small and nothing of 200+ bytes is copied or allocated per MAD.
 using PendingId = uint32_t;
 constexpr PendingId kNoPending = ~PendingId{0};
 
 struct Pending {
-  MadRequest request;
+  PackedRequest request;
   unsigned attempts = 0;
   PendingId next = kNoPending;  // the next request queued for the same node
 };
+static_assert(sizeof(Pending) <= 72, "the pool's requests stay small (mad_codec.h)");
 
 // A node's queued requests, in order, linked through the pool: a std::deque per node kept a
 // 512-byte block for each of them (7.6 MB on a fabric of 13,000 nodes).
@@ -206,15 +207,36 @@ class UmadEngine final : public MadEngine {
   }
 
   PendingId acquire(const MadRequest& request) {
+    const Pending fresh{pack(request, has_data_tail(request) ? keep_tail(request) : kNoTail)};
     if (free_pending_.empty()) {
-      pool_.push_back(Pending{request, 0});
+      pool_.push_back(fresh);
       orders_.push_back(0);
       return static_cast<PendingId>(pool_.size() - 1);
     }
     const PendingId id = free_pending_.back();
     free_pending_.pop_back();
-    pool_[id] = Pending{request, 0};
+    pool_[id] = fresh;
     return id;
+  }
+
+  // The data of a request past what its packed form holds (a SET's values).
+  uint32_t keep_tail(const MadRequest& request) {
+    uint32_t tail = 0;
+    if (free_tails_.empty()) {
+      tail = static_cast<uint32_t>(tails_.size());
+      tails_.emplace_back();
+    } else {
+      tail = free_tails_.back();
+      free_tails_.pop_back();
+    }
+    std::memcpy(tails_[tail].data(), request.data.data() + kPackedData, sizeof(DataTail));
+    return tail;
+  }
+
+  void release(PendingId id) {
+    const uint32_t tail = pool_[id].request.tail;
+    if (tail != kNoTail) free_tails_.push_back(tail);
+    free_pending_.push_back(id);
   }
 
   size_t send(PendingId id, const CompletionFn& on_done) {
@@ -223,7 +245,8 @@ class UmadEngine final : public MadEngine {
     // The slot in the low bits finds the flight without a hash table; the sequence above it
     // tells a late answer to an earlier attempt from the current one.
     const uint32_t tid = (next_tid_++ << kSlotBits) | slot;
-    encode_request(umad_get_mad(send_buf_.data()), p.request, tid);
+    encode_packed(umad_get_mad(send_buf_.data()), p.request,
+                  p.request.tail == kNoTail ? nullptr : &tails_[p.request.tail], tid);
     const bool smp = p.request.mgmt_class == MadClass::kSubnetLid;
     // SMPs go to QP0 (no Q_Key), GMPs to QP1.
     umad_set_addr(send_buf_.data(), p.request.lid, smp ? 0 : 1, 0, smp ? 0 : kQp1Qkey);
@@ -351,7 +374,7 @@ class UmadEngine final : public MadEngine {
     c.attempts = p.attempts;
     c.received = Clock::now();
     c.data = data;
-    free_pending_.push_back(id);
+    release(id);
     on_done(c);
   }
 
@@ -364,6 +387,8 @@ class UmadEngine final : public MadEngine {
   uint32_t next_tid_;
   std::vector<Pending> pool_;
   std::vector<PendingId> free_pending_;
+  std::vector<DataTail> tails_;  // data past the packed part, of the requests that have any
+  std::vector<uint32_t> free_tails_;
   std::vector<NodeQueue> node_queue_;
   std::vector<unsigned> node_in_flight_;
   std::vector<bool> in_ready_;

@@ -104,5 +104,36 @@ TEST(MadCodec, EncodesAGmpAndMatchesTheLow32BitsOfTheTid) {
   EXPECT_EQ(classify_status(0x001C), MadStatusKind::kError) << "invalid attribute or modifier";
 }
 
+// The engine's pool keeps requests packed: what it sends must be the request's MAD, byte for
+// byte, whether its data fits in the packed part (a GET) or goes on past it (a SET, an SMP).
+TEST(MadCodec, APackedRequestEncodesToTheSameMad) {
+  MadRequest get = pma_get(schema::Attribute::kPortCountersExtended, 9, 5, 0, 0);
+  get.cookie = 42;
+  MadRequest set = get;
+  set.method = MadMethod::kSet;
+  set.data[2] = 0xFF;  // CounterSelect
+  set.data[kPackedData] = 0x5A;
+  set.data[kMadDataSize - 1] = 0xA5;
+  MadRequest smp = get;
+  smp.mgmt_class = MadClass::kSubnetLid;
+  smp.m_key = 0x0123456789ABCDEFull;
+  for (const MadRequest& r : {get, set, smp}) {
+    const bool tail = has_data_tail(r);
+    DataTail kept{};
+    std::copy(r.data.begin() + kPackedData, r.data.end(), kept.begin());
+    const PackedRequest packed = pack(r, tail ? 0 : kNoTail);
+    EXPECT_EQ(packed.cookie, 42u);
+    EXPECT_EQ(packed.node, r.node);
+    EXPECT_EQ(packed.lid, r.lid);
+    uint8_t want[kMadSize], got[kMadSize];
+    encode_request(want, r, 0x01020304);
+    encode_packed(got, packed, tail ? &kept : nullptr, 0x01020304);
+    EXPECT_EQ(std::vector<uint8_t>(got, got + kMadSize),
+              std::vector<uint8_t>(want, want + kMadSize));
+  }
+  EXPECT_TRUE(has_data_tail(set));
+  EXPECT_FALSE(has_data_tail(get));
+}
+
 }  // namespace
 }  // namespace ibpulse::collector
