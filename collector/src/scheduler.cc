@@ -35,9 +35,41 @@ std::chrono::milliseconds Scheduler::interval_of(Group group) const {
 
 void Scheduler::push(uint32_t slot, Clock::time_point due) {
   Slot& s = slots_[slot];
-  s.generation = next_generation_++;
+  ++s.generation;
   s.taken = false;
-  heap_.push(Entry{due, s.generation, slot});
+  heap_push(Entry{due.time_since_epoch().count(), slot, s.generation});
+}
+
+void Scheduler::heap_push(Entry e) {
+  size_t i = heap_.size();
+  heap_.push_back(e);
+  while (i > 0) {
+    const size_t parent = (i - 1) / 4;
+    if (heap_[parent].due <= e.due) break;
+    heap_[i] = heap_[parent];
+    i = parent;
+  }
+  heap_[i] = e;
+}
+
+void Scheduler::heap_pop() {
+  const Entry last = heap_.back();
+  heap_.pop_back();
+  const size_t n = heap_.size();
+  if (n == 0) return;
+  size_t i = 0;
+  for (;;) {
+    const size_t first = 4 * i + 1;
+    if (first >= n) break;
+    size_t least = first;
+    const size_t end = std::min(first + 4, n);
+    for (size_t c = first + 1; c < end; ++c)
+      if (heap_[c].due < heap_[least].due) least = c;
+    if (last.due <= heap_[least].due) break;
+    heap_[i] = heap_[least];
+    i = least;
+  }
+  heap_[i] = last;
 }
 
 namespace {
@@ -84,7 +116,9 @@ std::vector<Want> wanted_items(const Topology& topology, const Intervals& interv
 }  // namespace
 
 void Scheduler::free_slot(uint32_t slot) {
-  slots_[slot] = Slot{};  // generation 0: its heap entry is stale now
+  const uint32_t generation = slots_[slot].generation + 1;  // its heap entry is stale now
+  slots_[slot] = Slot{};
+  slots_[slot].generation = generation;
   free_slots_.push_back(slot);
 }
 
@@ -93,8 +127,7 @@ void Scheduler::update(const Topology& topology, Clock::time_point now) {
   std::vector<Want> scheduled;
   scheduled.reserve(items());
   for (uint32_t slot = 0; slot < slots_.size(); ++slot) {
-    if (slots_[slot].generation != 0)
-      scheduled.push_back({slots_[slot].port, slots_[slot].group, slot});
+    if (slots_[slot].live) scheduled.push_back({slots_[slot].port, slots_[slot].group, slot});
   }
   std::sort(scheduled.begin(), scheduled.end(), by_key);
   // Both sorted: one merge finds the items that stay (their port index may have moved), the
@@ -136,6 +169,7 @@ void Scheduler::update(const Topology& topology, Clock::time_point now) {
         slot = free_slots_.back();
         free_slots_.pop_back();
       }
+      slots_[slot].live = true;
       slots_[slot].port = ports[i].first;
       slots_[slot].group = group;
       slots_[slot].port_index = ports[i].second;
@@ -145,13 +179,14 @@ void Scheduler::update(const Topology& topology, Clock::time_point now) {
 }
 
 void Scheduler::take_due(Clock::time_point now, std::vector<Item>& out, size_t max) {
-  for (size_t taken = 0; taken < max && !heap_.empty() && heap_.top().due <= now;) {
-    const Entry e = heap_.top();
-    heap_.pop();
+  const int64_t now_ticks = now.time_since_epoch().count();
+  for (size_t taken = 0; taken < max && !heap_.empty() && heap_.front().due <= now_ticks;) {
+    const Entry e = heap_.front();
+    heap_pop();
     Slot& s = slots_[e.slot];
-    if (s.generation != e.generation || s.taken) continue;
+    if (!s.live || s.generation != e.generation || s.taken) continue;
     s.taken = true;
-    s.last_due = e.due;
+    s.last_due = Clock::time_point(Clock::duration(e.due));
     out.push_back(Item{s.port, s.group, e.slot, s.port_index, s.generation});
     ++taken;
   }
@@ -166,7 +201,7 @@ std::vector<Scheduler::Item> Scheduler::take_due(Clock::time_point now) {
 bool Scheduler::done(const Item& item, Clock::time_point now) {
   if (item.slot >= slots_.size()) return false;
   const Slot& s = slots_[item.slot];
-  if (s.generation != item.generation || !s.taken) return false;  // dropped meanwhile
+  if (!s.live || s.generation != item.generation || !s.taken) return false;  // dropped meanwhile
   if (interval_of(s.group).count() == 0) {  // the group was switched off: retire the item
     free_slot(item.slot);
     return false;
@@ -180,7 +215,8 @@ bool Scheduler::done(const Item& item, Clock::time_point now) {
 
 std::optional<Scheduler::Clock::time_point> Scheduler::next_due() const {
   if (heap_.empty()) return std::nullopt;
-  return heap_.top().due;  // may be a stale entry: waking early is harmless
+  // May be a stale entry: waking early is harmless.
+  return Clock::time_point(Clock::duration(heap_.front().due));
 }
 
 }  // namespace ibpulse::collector

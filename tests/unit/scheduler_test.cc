@@ -83,6 +83,78 @@ TEST(Scheduler, PortsWithoutALinkArePolledSlowly) {
   EXPECT_EQ(s.take_due(t0 + 60s).size(), 1u);
 }
 
+// Thousands of items, taken a few at a time as the poller does: every one comes out once (in
+// due order as far as next_due() shows), and a port that left and came back (a freed slot reused,
+// its old heap entry stale) is read once, not twice; an item taken before its port left completes
+// as dropped.
+TEST(Scheduler, EveryItemComesOutOnceAcrossPortsLeavingAndComingBack) {
+  Scheduler s(intervals());
+  const auto t0 = Clock::now();
+  const Topology all = fabric(40, 50);  // 2,000 ports, 4,000 items
+  s.update(all, t0);
+  auto early = s.take_due(t0 + 1ms);
+  ASSERT_FALSE(early.empty());
+  Topology fewer = all;
+  fewer.ports.erase(fewer.ports.begin(), fewer.ports.begin() + 500);
+  s.update(fewer, t0 + 2ms);  // 500 ports gone: 1,000 heap entries stale
+  for (const auto& item : early) {
+    ASSERT_LT(item.port_index, 500u) << "the first due are port 1 of the first nodes";
+    EXPECT_FALSE(s.done(item, t0 + 3ms)) << "its port left: the item was dropped";
+  }
+  s.update(all, t0 + 4ms);  // back: new items in the freed slots
+  EXPECT_EQ(s.items(), 4000u);
+  std::map<std::pair<PortKey, Group>, int> seen;
+  std::vector<Scheduler::Item> batch;
+  auto last_due = t0;
+  for (auto at = t0 + 5ms; at <= t0 + 11s; at += 5ms) {
+    batch.clear();
+    s.take_due(at, batch, 7);
+    while (!batch.empty()) {
+      for (const auto& item : batch)
+        ++seen[{item.port, item.group}];
+      batch.clear();
+      s.take_due(at, batch, 7);
+    }
+    if (const auto next = s.next_due()) {
+      EXPECT_GE(*next, last_due) << "due times come out in order";
+      last_due = *next;
+    }
+  }
+  // Never done(), so each comes out once: the 1,000 of the ports that came back too.
+  EXPECT_EQ(seen.size(), 4000u);
+  for (const auto& [key, n] : seen)
+    EXPECT_EQ(n, 1) << key.first.node_guid << ":" << int(key.first.port);
+}
+
+// Late items are due again at the moment they completed: completed in a shuffled order, they
+// come out in the order of those moments, whatever the heap did in between.
+TEST(Scheduler, ItemsComeOutInTheOrderTheyBecameDue) {
+  Scheduler s(intervals());
+  const auto t0 = Clock::now();
+  s.update(fabric(30, 40), t0);  // 2,400 items
+  const auto late = t0 + 1h;
+  auto items = s.take_due(late);
+  ASSERT_EQ(items.size(), 2400u);
+  std::vector<size_t> order(items.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = (i * 7919) % order.size();  // a permutation: 7919 is prime to 2,400
+  std::map<std::pair<PortKey, Group>, size_t> due_rank;
+  for (size_t i = 0; i < items.size(); ++i) {
+    EXPECT_TRUE(s.done(items[i], late + std::chrono::milliseconds(order[i])));
+    due_rank[{items[i].port, items[i].group}] = order[i];
+  }
+  std::vector<Scheduler::Item> again;
+  for (auto at = late; again.size() < items.size() && at < late + 3s; at += 100ms) {
+    for (size_t before = SIZE_MAX; before != again.size();) {
+      before = again.size();
+      s.take_due(at, again, 5);  // a few at a time, as the poller takes them
+    }
+  }
+  ASSERT_EQ(again.size(), items.size());
+  for (size_t i = 0; i < again.size(); ++i)
+    EXPECT_EQ((due_rank[{again[i].port, again[i].group}]), i);
+}
+
 TEST(Scheduler, RediscoveryKeepsTheScheduleOfPortsThatStayed) {
   Scheduler s(intervals());
   const auto t0 = Clock::now();
