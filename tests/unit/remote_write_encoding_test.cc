@@ -110,5 +110,25 @@ TEST(RemoteWriteInstance, TheDaemonsOwnSeriesGetTheInstanceLabel) {
       "ibpulse_shard_info{instance=\"coll\\\"a\",count=\"3\",index=\"2\",replicas=\"1\"} 1\n");
 }
 
+// A reading sent again (resent unchanged, or after a layout change) carries the same Unix
+// timestamp as the first time, though each snapshot measures the clocks' offset anew and the
+// measurement moves by a millisecond; a real step of the system clock is taken.
+TEST(RemoteWriteTimestamps, AReadingKeepsItsTimestampAcrossOffsetJitter) {
+  using std::chrono::milliseconds;
+  const converters::Clock::time_point read{std::chrono::seconds(5000)};
+  StableClockOffset offset(milliseconds(1'795'714'000'000));
+  const int64_t first = unix_ms(read, offset.current());
+  bool stepped = true;
+  for (const int64_t jitter : {-1, 1, 0, -1, 999, -1000}) {
+    const auto used = offset.update(milliseconds(1'795'714'000'000 + jitter), &stepped);
+    EXPECT_FALSE(stepped) << jitter;
+    EXPECT_EQ(unix_ms(read, used), first) << jitter;
+  }
+  const auto after_step = offset.update(milliseconds(1'795'714'000'000 - 3'600'000), &stepped);
+  EXPECT_TRUE(stepped);
+  EXPECT_EQ(unix_ms(read, after_step), first - 3'600'000);
+  EXPECT_EQ(offset.current(), after_step);
+}
+
 }  // namespace
 }  // namespace ibpulse::exporters::remote_write

@@ -97,6 +97,16 @@ std::chrono::milliseconds clock_offset() {
          duration_cast<milliseconds>(steady_clock::now().time_since_epoch());
 }
 
+std::chrono::milliseconds StableClockOffset::update(std::chrono::milliseconds fresh,
+                                                    bool* stepped) {
+  const auto now = current();
+  const bool moved = fresh - now > std::chrono::seconds(1) || now - fresh > std::chrono::seconds(1);
+  if (stepped != nullptr) *stepped = moved;
+  if (!moved) return now;
+  offset_ms_.store(fresh.count(), std::memory_order_relaxed);
+  return fresh;
+}
+
 int64_t unix_ms(converters::Clock::time_point t, std::chrono::milliseconds offset) {
   using namespace std::chrono;
   return (duration_cast<milliseconds>(t.time_since_epoch()) + offset).count();

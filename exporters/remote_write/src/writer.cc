@@ -174,7 +174,15 @@ void RemoteWriter::follow(const converters::SnapshotStore& store) {
         continue;
       }
       last = snap;
-      write(std::move(snap), clock_offset());
+      bool stepped = false;
+      const auto offset = clock_offset_.update(clock_offset(), &stepped);
+      if (stepped) {
+        spdlog::warn(
+            "event=remote_write_clock_step offset_ms={} note=\"the system clock was set: "
+            "samples are stamped from the new time on\"",
+            offset.count());
+      }
+      write(std::move(snap), offset);
     }
   });
 }
@@ -264,7 +272,7 @@ void RemoteWriter::stale_markers(const std::vector<GoneSeries>& gone, int64_t pu
 
 std::vector<prometheus::RemoteWriteStatus> RemoteWriter::status() const {
   std::vector<prometheus::RemoteWriteStatus> out;
-  const int64_t now_ms = unix_ms(converters::Clock::now(), clock_offset());
+  const int64_t now_ms = unix_ms(converters::Clock::now(), clock_offset_.current());
   for (const auto& t : targets_) {
     prometheus::RemoteWriteStatus s;
     s.url = t->url;

@@ -11,6 +11,7 @@
 //
 // Thread safety: read() is const and uses only its arguments; one thread per scratch buffer.
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -22,10 +23,31 @@
 
 namespace ibpulse::exporters::remote_write {
 
-// steady_clock -> Unix milliseconds: `offset` is system_clock minus steady_clock, measured once
-// per snapshot (injected in tests).
+// steady_clock -> Unix milliseconds: `offset` is system_clock minus steady_clock (a
+// StableClockOffset's in the writer; injected in tests).
 int64_t unix_ms(converters::Clock::time_point t, std::chrono::milliseconds offset);
 std::chrono::milliseconds clock_offset();
+
+// The offset the writer stamps samples with, steady from one snapshot to the next. Measured
+// anew each time, it moves by a millisecond either way (the two clocks are read apart and
+// each truncated), and a reading sent twice (resent unchanged, or again after the fabric's
+// layout changed) went out 1 ms earlier the second time: Prometheus rejects such a request
+// whole ("out of order sample"). Only a move of more than a second, the system clock set, is
+// taken (samples after a step back are then out of order at the receiver: unavoidable).
+//
+// Thread safety: update() from one thread, current() from any.
+class StableClockOffset {
+ public:
+  explicit StableClockOffset(std::chrono::milliseconds first) : offset_ms_(first.count()) {}
+  // The offset to use with a fresh measurement; `stepped` (if given) says it moved.
+  std::chrono::milliseconds update(std::chrono::milliseconds fresh, bool* stepped = nullptr);
+  std::chrono::milliseconds current() const {
+    return std::chrono::milliseconds(offset_ms_.load(std::memory_order_relaxed));
+  }
+
+ private:
+  std::atomic<int64_t> offset_ms_;
+};
 
 class SnapshotSamples {
  public:

@@ -22,6 +22,7 @@
 #include "ibpulse/exporters/prometheus/renderer.h"
 #include "ibpulse/exporters/prometheus/self_metrics.h"
 #include "ibpulse/exporters/remote_write/options.h"
+#include "ibpulse/exporters/remote_write/snapshot_samples.h"
 
 namespace ibpulse::exporters::remote_write {
 
@@ -76,6 +77,7 @@ class RemoteWriter {
   std::unique_ptr<Reader> reader_;
   std::vector<std::unique_ptr<Target>> targets_;
   std::shared_ptr<const converters::FabricSnapshot> previous_;
+  StableClockOffset clock_offset_{clock_offset()};
   std::atomic<uint64_t> snapshots_written_{0}, snapshots_skipped_{0};
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   std::atomic<bool> stop_{false};
