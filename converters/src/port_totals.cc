@@ -7,7 +7,7 @@ CoreTotals PortTotals::all() const {
   size_t rank = 0;
   for (uint64_t todo = nonzero_; todo != 0; todo &= todo - 1, ++rank) {
     const auto c = static_cast<size_t>(std::countr_zero(todo));
-    out[c] = rank < kInline ? inline_[rank] : overflow_.get()[rank - kInline];
+    out[c] = at_rank(rank);
   }
   return out;
 }

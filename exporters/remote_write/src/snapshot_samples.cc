@@ -100,7 +100,7 @@ std::chrono::milliseconds clock_offset() {
 std::chrono::milliseconds StableClockOffset::update(std::chrono::milliseconds fresh,
                                                     bool* stepped) {
   const auto now = current();
-  const bool moved = fresh - now > std::chrono::seconds(1) || now - fresh > std::chrono::seconds(1);
+  const bool moved = std::chrono::abs(fresh - now) > std::chrono::seconds(1);
   if (stepped != nullptr) *stepped = moved;
   if (!moved) return now;
   offset_ms_.store(fresh.count(), std::memory_order_relaxed);

@@ -34,8 +34,7 @@ class PortTotals {
   uint64_t operator[](size_t c) const {
     const uint64_t bit = uint64_t{1} << c;
     if ((nonzero_ & bit) == 0) return 0;
-    const auto rank = static_cast<size_t>(std::popcount(nonzero_ & (bit - 1)));
-    return rank < kInline ? inline_[rank] : overflow_.get()[rank - kInline];
+    return at_rank(static_cast<size_t>(std::popcount(nonzero_ & (bit - 1))));
   }
   CoreTotals all() const;
   void assign(const CoreTotals& all);
@@ -45,6 +44,11 @@ class PortTotals {
   bool operator==(const PortTotals& other) const { return all() == other.all(); }
 
  private:
+  // The rank-th non-zero total (in counter order).
+  uint64_t at_rank(size_t rank) const {
+    return rank < kInline ? inline_[rank] : overflow_.get()[rank - kInline];
+  }
+
   uint64_t nonzero_ = 0;  // bit per counter: its total is not 0
   std::array<uint64_t, kInline> inline_{};
   std::shared_ptr<const uint64_t[]> overflow_;  // the non-zero totals from rank kInline on
