@@ -8,42 +8,38 @@
 
 namespace ibpulse::converters {
 
-const ExtraCounters::Groups& ExtraCounters::groups() {
-  static const Groups built = [] {
-    Groups g;
-    const auto table = schema::counter_table();
-    g.total = table.size() - schema::kCoreCounterCount;
-    // Offsets and sizes are bytes and kAbsent marks a missing group: checked in every build, a
-    // schema that outgrows them would otherwise index past the blocks.
-    if (g.total >= kAbsent) {
-      std::fprintf(stderr, "ibpulse: %zu extra counters do not fit ExtraCounters\n", g.total);
-      std::abort();
-    }
-    for (size_t i = 0; i < g.total; ++i) {
-      const auto attribute = table[schema::kCoreCounterCount + i].attribute;
-      const bool same = i > 0 && table[schema::kCoreCounterCount + i - 1].attribute == attribute;
-      if (!same) {
-        const bool seen =
-            std::any_of(g.list.begin(), g.list.begin() + g.count, [&](const Group& x) {
-              return table[schema::kCoreCounterCount + x.first].attribute == attribute;
-            });
-        if (seen || g.count == kMaxGroups) {
-          std::fprintf(stderr,
-                       "ibpulse: the extra counters of an attribute are not contiguous, "
-                       "or there are more than %zu attributes\n",
-                       kMaxGroups);
-          std::abort();
-        }
-        g.list[g.count] = Group{static_cast<uint8_t>(g.count), static_cast<uint8_t>(i), 0};
-        ++g.count;
+ExtraCounters::Groups ExtraCounters::build_groups() {
+  Groups g;
+  const auto table = schema::counter_table();
+  g.total = table.size() - schema::kCoreCounterCount;
+  // Offsets and sizes are bytes and kAbsent marks a missing group: checked in every build, a
+  // schema that outgrows them would otherwise index past the blocks.
+  if (g.total >= kAbsent) {
+    std::fprintf(stderr, "ibpulse: %zu extra counters do not fit ExtraCounters\n", g.total);
+    std::abort();
+  }
+  for (size_t i = 0; i < g.total; ++i) {
+    const auto attribute = table[schema::kCoreCounterCount + i].attribute;
+    const bool same = i > 0 && table[schema::kCoreCounterCount + i - 1].attribute == attribute;
+    if (!same) {
+      const bool seen = std::any_of(g.list.begin(), g.list.begin() + g.count, [&](const Group& x) {
+        return table[schema::kCoreCounterCount + x.first].attribute == attribute;
+      });
+      if (seen || g.count == kMaxGroups) {
+        std::fprintf(stderr,
+                     "ibpulse: the extra counters of an attribute are not contiguous, "
+                     "or there are more than %zu attributes\n",
+                     kMaxGroups);
+        std::abort();
       }
-      Group& current = g.list[g.count - 1];
-      ++current.size;
-      g.of_index[i] = current.id;
+      g.list[g.count] = Group{static_cast<uint8_t>(g.count), static_cast<uint8_t>(i), 0};
+      ++g.count;
     }
-    return g;
-  }();
-  return built;
+    Group& current = g.list[g.count - 1];
+    ++current.size;
+    g.of_index[i] = current.id;
+  }
+  return g;
 }
 
 ExtraCounters::ExtraCounters(const ExtraCounters& other)

@@ -2,6 +2,8 @@
 // storm control, with the exact events each step must produce.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "ibpulse/exporters/alerts/engine.h"
 #include "ibpulse/exporters/alerts/event_queue.h"
 
@@ -238,6 +240,56 @@ TEST(ThresholdEngine, ASymbolErrorBurstRaisesOnceAndClearsAfterTheHysteresis) {
   EXPECT_TRUE(e.active().empty());
   EXPECT_EQ(e.stats().raised, 1u);
   EXPECT_EQ(e.stats().cleared, 1u);
+}
+
+// Ports in several of the engine's blocks (it skips blocks of ports whose counter did not move
+// over the window): 6 switches of 250 ports, every one linked.
+std::shared_ptr<collector::Topology> many_ports() {
+  auto t = std::make_shared<collector::Topology>();
+  for (uint64_t n = 1; n <= 6; ++n) {
+    const uint64_t guid = kSwitch + 0x100 * n;
+    t->nodes.push_back(
+        {guid, collector::NodeKind::kSwitch, "spine", "spine", 250, 0, static_cast<uint16_t>(n)});
+    for (unsigned port = 1; port <= 250; ++port)
+      t->ports.push_back(FabricClock::port_of(guid, static_cast<uint8_t>(port), true));
+  }
+  return t;
+}
+
+TEST(ThresholdEngine, AnIncreaseAfterLongQuietRaisesWhereverThePortIs) {
+  FabricClock f;
+  f.topology = many_ports();
+  ThresholdEngine e(only("symbol_error_burst"), {});
+  // Well over a window of snapshots where nothing moved: every block is unchanged.
+  for (double t = 0; t <= 80; t += 1)
+    ASSERT_TRUE(step(e, f, t).empty()) << t;
+  // The first and the last port of a block, one in the middle of another, the fabric's last.
+  const std::vector<size_t> rows = {0, 511, 512, 900, 1499};
+  for (size_t row : rows)
+    f.symbol_errors[f.topology->ports[row].key] = 11 + row;
+  std::set<collector::PortKey> raised;
+  for (const auto& d : step(e, f, 81)) {
+    EXPECT_EQ(d.event.kind, EventKind::kRaised);
+    EXPECT_EQ(d.event.value, static_cast<double>(f.symbol_errors[d.event.port]));
+    raised.insert(d.event.port);
+  }
+  std::set<collector::PortKey> expected;
+  for (size_t row : rows)
+    expected.insert(f.topology->ports[row].key);
+  EXPECT_EQ(raised, expected);
+  EXPECT_EQ(e.active().size(), rows.size());
+  // Quiet again: each clears once the increase left the window and the hysteresis passed, in
+  // blocks where nothing else moved.
+  size_t cleared = 0;
+  for (double t = 82; t <= 300; t += 1) {
+    for (const auto& d : step(e, f, t)) {
+      EXPECT_EQ(d.event.kind, EventKind::kCleared);
+      EXPECT_EQ(d.event.value, 0);  // the port was still judged: its last increase was 0
+      ++cleared;
+    }
+  }
+  EXPECT_EQ(cleared, rows.size());
+  EXPECT_TRUE(e.active().empty());
 }
 
 TEST(ThresholdEngine, ABurstSoonAfterTheFirstReadingCounts) {

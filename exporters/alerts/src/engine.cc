@@ -126,7 +126,7 @@ std::optional<double> ThresholdEngine::Impl::measure(const Rule& rule, RuleState
   const FabricSnapshot& s = step.snapshot;
   if (rule.kind == RuleKind::kCounter) {
     if (is_gauge(rule.source)) return gauge_value(rule.source, s.ports[i]);
-    const auto inc = st.history->increase(s, layout, i);
+    const auto inc = st.history->increase(s, i);
     if (!inc) return std::nullopt;
     if (rule.measure == Condition::kDelta) return static_cast<double>(inc->delta);
     if (inc->seconds <= 0) return std::nullopt;
@@ -278,6 +278,40 @@ void ThresholdEngine::Impl::adopt(const std::vector<Rule>& old_rules,
   }
 }
 
+// Block by block of ports, every rule: the rows of a block are read once for every counter
+// the rules watch, while they are in cache (70,000 rows do not fit in one; a pass per rule was
+// memory-bound). A rule on an increase skips the ports of a block where its counter did not
+// move over the window and the rule cannot hold at 0, unless it has an instance there to clear.
+void ThresholdEngine::Impl::evaluate_rules(const std::vector<Rule>& rules, Step& step) {
+  const FabricSnapshot& s = step.snapshot;
+  std::vector<const std::vector<char>*> scopes(rules.size());
+  std::vector<char> holds_at_zero(rules.size());
+  for (size_t r = 0; r < rules.size(); ++r) {
+    scopes[r] = &scope_of(rules[r], states[r], s);
+    holds_at_zero[r] = rules[r].holds(0);
+  }
+  for (auto& h : histories)
+    h->begin(s, layout);
+  std::vector<char> skip(rules.size());
+  constexpr size_t kBlock = CounterHistory::kBlock;
+  for (size_t b = 0, first = 0; first < s.ports.size(); ++b, first += kBlock) {
+    for (auto& h : histories)
+      h->gather(s, b);
+    for (size_t r = 0; r < rules.size(); ++r) {
+      const CounterHistory* h = states[r].history;
+      skip[r] = h != nullptr && !holds_at_zero[r] && h->unchanged(b);
+    }
+    for (size_t i = first; i < std::min(s.ports.size(), first + kBlock); ++i) {
+      for (size_t r = 0; r < rules.size(); ++r) {
+        if (!(*scopes[r])[i]) continue;
+        RuleState& st = states[r];
+        if (skip[r] && (st.instances.empty() || !st.instances.contains(s.ports[i].key))) continue;
+        evaluate_port(rules[r], st, step, i);
+      }
+    }
+  }
+}
+
 ThresholdEngine::ThresholdEngine(std::vector<Rule> rules, EngineOptions options)
     : rules_(std::move(rules)), impl_(std::make_unique<Impl>(options)) {
   impl_->states.resize(rules_.size());
@@ -303,21 +337,11 @@ std::vector<Decision> ThresholdEngine::evaluate(const FabricSnapshot& s,
   ++m.round;
   m.index_ports(s);
   m.follow_links(step);
-  // Port by port, every rule: one pass over the snapshot's rows (70,000 of them do not fit in a
-  // cache; a pass per rule was memory-bound).
-  std::vector<const std::vector<char>*> scopes(rules_.size());
-  for (size_t r = 0; r < rules_.size(); ++r)
-    scopes[r] = &m.scope_of(rules_[r], m.states[r], s);
-  for (size_t i = 0; i < s.ports.size(); ++i) {
-    prefetch_extra(s.ports, i);
-    for (size_t r = 0; r < rules_.size(); ++r) {
-      if ((*scopes[r])[i]) m.evaluate_port(rules_[r], m.states[r], step, i);
-    }
-  }
+  m.evaluate_rules(rules_, step);
   for (size_t r = 0; r < rules_.size(); ++r)
     m.expire_vanished(rules_[r], m.states[r], step);
   for (auto& h : m.histories)
-    h->observe(s, m.layout);
+    h->commit();
   for (AlertEvent& e : m.storm.tick(step.now, wall)) {
     ++m.stats.notified;
     out.push_back({std::move(e), true});

@@ -85,6 +85,8 @@ struct ThresholdEngine::Impl {
   // The rule's value on port i now; nothing when it cannot be judged.
   std::optional<double> measure(const Rule& rule, RuleState& st, const Step& step, size_t i) const;
   void evaluate_port(const Rule& rule, RuleState& st, Step& step, size_t i);
+  // Every rule on every port in its scope (engine.cc says which ports it skips).
+  void evaluate_rules(const std::vector<Rule>& rules, Step& step);
   // One port's instance after its condition was judged; false: forget the instance.
   bool update(const Rule& rule, Instance& in, std::optional<double> value, bool holds,
               const AlertEvent& where, Step& step);

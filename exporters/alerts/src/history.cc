@@ -7,69 +7,99 @@ namespace ibpulse::exporters::alerts {
 CounterHistory::CounterHistory(CounterSource source, milliseconds window)
     : source_(std::move(source)), window_(window), step_(std::max(window / 6, milliseconds(1))) {}
 
-uint64_t CounterHistory::value_in(const Slot& slot, const PortLayout& layout, size_t i,
-                                  collector::PortKey key) const {
-  if (slot.layout == layout) return slot.at(i);
+uint64_t CounterHistory::value_in(const Slot& slot, size_t i, collector::PortKey key) const {
+  if (slot.layout == pending_.layout) return slot.at(i);
   const auto& keys = *slot.layout;
   const auto it = std::lower_bound(keys.begin(), keys.end(), key);
   if (it == keys.end() || *it != key) return kAbsent;
   return slot.at(static_cast<size_t>(it - keys.begin()));
 }
 
+void CounterHistory::begin(const converters::FabricSnapshot& s, const PortLayout& layout) {
+  pending_ = Slot{s.published, layout, {}};
+  pending_.blocks.resize((s.ports.size() + kBlock - 1) / kBlock);
+  // The newest slot's blocks (even a provisional one: the previous snapshot's values), to share.
+  previous_.clear();
+  if (!slots_.empty() && slots_.back().layout == layout) previous_ = slots_.back().blocks;
+  window_base_ = nullptr;
+  for (const Slot& slot : slots_) {
+    if (slot.time >= s.published || slot.time + window_ > s.published) break;
+    window_base_ = &slot;
+  }
+}
+
+void CounterHistory::gather(const converters::FabricSnapshot& s, size_t b) {
+  Block block;
+  block.fill(kAbsent);
+  const size_t first = b * kBlock, last = std::min(s.ports.size(), first + kBlock);
+  for (size_t i = first; i < last; ++i) {
+    if (source_.kind == CounterSource::Kind::kFamily) prefetch_extra(s.ports, i);
+    if (const auto v = counter_value(source_, s.ports[i])) block[i - first] = *v;
+  }
+  if (b < previous_.size() && *previous_[b] == block) {
+    pending_.blocks[b] = previous_[b];
+  } else {
+    pending_.blocks[b] = std::make_shared<const Block>(block);
+  }
+}
+
+Increase CounterHistory::increase_since(const Slot& base_slot, uint64_t base, uint64_t now) const {
+  const double seconds = std::chrono::duration<double>(pending_.time - base_slot.time).count();
+  // Totals never go down; a lower value means the port's history restarted (its state was
+  // lost): no increase rather than a huge one.
+  return Increase{now >= base ? now - base : 0, seconds};
+}
+
+bool CounterHistory::unchanged(size_t b) const {
+  return window_base_ != nullptr && window_base_->layout == pending_.layout &&
+         window_base_->blocks[b] == pending_.blocks[b];
+}
+
 std::optional<Increase> CounterHistory::increase(const converters::FabricSnapshot& s,
-                                                 const PortLayout& layout, size_t i) const {
-  const converters::PortSnapshot& p = s.ports[i];
-  const auto now = counter_value(source_, p);
-  if (!now) return std::nullopt;
+                                                 size_t i) const {
+  const uint64_t now = pending_.at(i);
+  if (now == kAbsent) return std::nullopt;
   // The base: the newest value from at least a window ago, so the increase covers the whole
-  // window (and a window shorter than the snapshot interval still has one); without one yet,
-  // the oldest value inside the window (a port read only recently).
+  // window (and a window shorter than the snapshot interval still has one). Usually the slot
+  // found once per snapshot has it; otherwise see search_base().
+  if (window_base_ != nullptr && window_base_->layout == pending_.layout) {
+    const uint64_t base = window_base_->at(i);
+    if (base != kAbsent) return increase_since(*window_base_, base, now);
+  }
+  return search_base(s, i, now);
+}
+
+// The newest slot a window old with a value for the port (its layout may differ: the port is
+// looked up); without one yet, the oldest value inside the window (a port read only recently).
+std::optional<Increase> CounterHistory::search_base(const converters::FabricSnapshot& s, size_t i,
+                                                    uint64_t now) const {
   const Slot* base_slot = nullptr;
   uint64_t base = kAbsent;
   for (const Slot& slot : slots_) {
     if (slot.time >= s.published) break;
     const bool covers = slot.time + window_ <= s.published;
     if (!covers && base_slot != nullptr) break;
-    const uint64_t v = value_in(slot, layout, i, p.key);
+    const uint64_t v = value_in(slot, i, s.ports[i].key);
     if (v == kAbsent) continue;
     base_slot = &slot;
     base = v;
     if (!covers) break;
   }
   if (base_slot == nullptr) return std::nullopt;
-  const double seconds = std::chrono::duration<double>(s.published - base_slot->time).count();
-  // Totals never go down; a lower value means the port's history restarted (its state was
-  // lost): no increase rather than a huge one.
-  return Increase{*now >= base ? *now - base : 0, seconds};
+  return increase_since(*base_slot, base, now);
 }
 
-void CounterHistory::observe(const converters::FabricSnapshot& s, const PortLayout& layout) {
-  while (!slots_.empty() && slots_.front().time + window_ + step_ < s.published) {
+void CounterHistory::commit() {
+  const auto published = pending_.time;
+  window_base_ = nullptr;
+  while (!slots_.empty() && slots_.front().time + window_ + step_ < published) {
     slots_.pop_front();
   }
-  // The newest slot's blocks (even a provisional one: the previous snapshot's values), to share.
-  std::vector<std::shared_ptr<const Block>> previous;
-  if (!slots_.empty() && slots_.back().layout == layout) previous = slots_.back().blocks;
   if (last_provisional_ && !slots_.empty()) slots_.pop_back();
-  last_provisional_ = !slots_.empty() && s.published - slots_.back().time < step_;
-  Slot slot{s.published, layout, {}};
-  const size_t n = s.ports.size();
-  slot.blocks.reserve((n + kBlock - 1) / kBlock);
-  Block block;
-  for (size_t first = 0; first < n; first += kBlock) {
-    block.fill(kAbsent);
-    for (size_t i = first; i < std::min(n, first + kBlock); ++i) {
-      if (source_.kind == CounterSource::Kind::kFamily) prefetch_extra(s.ports, i);
-      if (const auto v = counter_value(source_, s.ports[i])) block[i - first] = *v;
-    }
-    const size_t b = first / kBlock;
-    if (b < previous.size() && *previous[b] == block) {
-      slot.blocks.push_back(previous[b]);
-    } else {
-      slot.blocks.push_back(std::make_shared<const Block>(block));
-    }
-  }
-  slots_.push_back(std::move(slot));
+  last_provisional_ = !slots_.empty() && published - slots_.back().time < step_;
+  slots_.push_back(std::move(pending_));
+  pending_ = {};
+  previous_.clear();
 }
 
 }  // namespace ibpulse::exporters::alerts

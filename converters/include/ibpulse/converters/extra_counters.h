@@ -70,8 +70,13 @@ class ExtraCounters {
     size_t total = 0;                     // extra counters in the schema
     std::array<uint8_t, 256> of_index{};  // extra index -> group id
   };
-  // Built once from the schema; aborts if the schema breaks the limits above.
-  static const Groups& groups();
+  // Built once from the schema; aborts if the schema breaks the limits above. Inline: a reader
+  // summing a family's counters on every port of a large fabric calls it per counter.
+  static const Groups& groups() {
+    static const Groups built = build_groups();
+    return built;
+  }
+  static Groups build_groups();
   static const Group& group_of(size_t index) {
     const Groups& g = groups();
     return g.list[g.of_index[index]];
