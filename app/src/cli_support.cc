@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "ibpulse/base/number.h"
+
 namespace ibpulse::cli {
 namespace {
 
@@ -48,10 +50,9 @@ Result<collector::DiscoveryOptions> discovery_options(const DiscoveryFlags& flag
   o.ca_port = flags.ca_port;
   o.max_smps = flags.max_smps;
   if (!flags.m_key.empty()) {
-    char* end = nullptr;
-    const unsigned long long key = std::strtoull(flags.m_key.c_str(), &end, 0);
-    if (*end != '\0') return Err("bad --m-key '{}': give a number (0x... for hex)", flags.m_key);
-    o.m_key = key;
+    const auto key = parse_unsigned(flags.m_key);
+    if (!key) return Err("bad --m-key: {}", key.error());
+    o.m_key = *key;
   }
   if (!flags.node_name_map.empty()) {
     auto names = collector::load_node_name_map(flags.node_name_map);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ibpulse/base/duration.h"
+#include "ibpulse/base/number.h"
 #include "ibpulse/collector/environment.h"
 #include "ibpulse/collector/sampler.h"
 
@@ -22,17 +23,6 @@ struct KeyDef {
   Setter set;
 };
 
-Result<uint64_t> parse_uint(const std::string& text, uint64_t min, uint64_t max) {
-  uint64_t v = 0;
-  const bool hex = text.starts_with("0x");
-  const char* begin = text.data() + (hex ? 2 : 0);
-  auto [ptr, ec] = std::from_chars(begin, text.data() + text.size(), v, hex ? 16 : 10);
-  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || v < min || v > max) {
-    return Err("expected a whole number from {} to {}, got '{}'", min, max, text);
-  }
-  return v;
-}
-
 Status one_value(const std::vector<std::string>& v) {
   if (v.size() != 1) return Err("expected one value, got {}", v.size());
   return Ok{};
@@ -43,7 +33,7 @@ template <typename Field>
 Setter number(uint64_t min, uint64_t max, Field field) {
   return [=](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
     if (auto one = one_value(v); !one) return one;
-    auto n = parse_uint(v[0], min, max);
+    auto n = parse_unsigned(v[0], min, max);
     if (!n) return Error{n.error()};
     auto& target = field(c);
     target = static_cast<std::remove_reference_t<decltype(target)>>(*n);
@@ -51,11 +41,12 @@ Setter number(uint64_t min, uint64_t max, Field field) {
   };
 }
 
+// `min`: the setting's smallest sensible value (an interval of 0 would make a loop spin).
 template <typename Field>
-Setter duration(Field field) {
+Setter duration(Field field, std::chrono::milliseconds min = std::chrono::milliseconds(1)) {
   return [=](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
     if (auto one = one_value(v); !one) return one;
-    auto d = parse_duration(v[0]);
+    auto d = parse_duration(v[0], min);
     if (!d) return Error{d.error()};
     field(c) = *d;
     return Ok{};
@@ -76,7 +67,7 @@ Setter guids(Field field) {
   return [=](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
     std::set<uint64_t> out;
     for (const auto& item : v) {
-      auto g = parse_uint(item, 1, UINT64_MAX);
+      auto g = parse_unsigned(item, 1, UINT64_MAX);
       if (!g) return Err("bad GUID '{}': write 0x followed by hex digits", item);
       out.insert(*g);
     }
@@ -87,14 +78,14 @@ Setter guids(Field field) {
 
 // A duration, or `off` / `0` to switch something off.
 template <typename Field>
-Setter duration_or_off(Field field) {
+Setter duration_or_off(Field field, std::chrono::milliseconds min = std::chrono::milliseconds(1)) {
   return [=](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
     if (auto one = one_value(v); !one) return one;
     if (v[0] == "off" || v[0] == "0") {
       field(c) = std::chrono::milliseconds(0);
       return Ok{};
     }
-    return duration(field)(c, v);
+    return duration(field, min)(c, v);
   };
 }
 
@@ -192,9 +183,9 @@ Status set_sampled_ports(DaemonConfig& c, const std::vector<std::string>& v) {
   std::vector<collector::PortKey> ports;
   for (const auto& item : v) {
     const auto colon = item.rfind(':');
-    auto guid = parse_uint(item.substr(0, colon), 1, UINT64_MAX);
+    auto guid = parse_unsigned(item.substr(0, colon), 1, UINT64_MAX);
     auto port = colon == std::string::npos ? Result<uint64_t>(Error{""})
-                                           : parse_uint(item.substr(colon + 1), 1, 254);
+                                           : parse_unsigned(item.substr(colon + 1), 1, 254);
     if (!guid || !port) return Err("bad port '{}': write 0x<node GUID>:<port>", item);
     ports.push_back({*guid, static_cast<uint8_t>(*port)});
   }
@@ -220,6 +211,7 @@ Status set_sampled_counters(DaemonConfig& c, const std::vector<std::string>& v) 
   }
 
 const std::vector<KeyDef>& key_defs() {
+  using namespace std::chrono_literals;
   static const std::vector<KeyDef> keys = {
       {{"fabric.ca", "Local HCA to use (default: the first)", ""},
        text(IBPULSE_FIELD(poller.discovery.ca))},
@@ -249,13 +241,13 @@ const std::vector<KeyDef>& key_defs() {
          return Ok{};
        }},
       {{"discovery.interval", "Time between rediscoveries", "5m"},
-       duration(IBPULSE_FIELD(poller.rediscover))},
+       duration(IBPULSE_FIELD(poller.rediscover), 1s)},
       {{"discovery.cache-max-age",
         "Start from the topology the last discovery cached in state.dir (one file per local "
         "port) when it is younger than this, instead of discovering at start; off: always "
         "discover at start (and write no cache)",
         "off"},
-       duration_or_off(IBPULSE_FIELD(discovery_cache_max_age))},
+       duration_or_off(IBPULSE_FIELD(discovery_cache_max_age), 1s)},
       {{"mad.window", "PMA MADs in flight (capped at 64 on the simulator)", "256"},
        number(1, 4096, IBPULSE_FIELD(poller.mad.window))},
       {{"mad.per-node", "MADs in flight to one node", "16"},
@@ -264,14 +256,14 @@ const std::vector<KeyDef>& key_defs() {
        duration(IBPULSE_FIELD(poller.mad.timeout))},
       {{"mad.retries", "Retries per MAD", "3"}, number(0, 20, IBPULSE_FIELD(poller.mad.retries))},
       {{"poll.counters-interval", "PortCounters/PortCountersExtended of every linked port", "1s"},
-       duration(IBPULSE_FIELD(poller.intervals.counters))},
+       duration(IBPULSE_FIELD(poller.intervals.counters), 10ms)},
       {{"poll.details-interval", "Error details, flow control, per-VL counters", "10s"},
-       duration(IBPULSE_FIELD(poller.intervals.details))},
+       duration(IBPULSE_FIELD(poller.intervals.details), 10ms)},
       {{"poll.idle-interval", "Ports without a link", "60s"},
-       duration(IBPULSE_FIELD(poller.intervals.idle))},
+       duration(IBPULSE_FIELD(poller.intervals.idle), 10ms)},
       {{"poll.port-info-interval",
         "PortInfo (SMP) of every port between discoveries: state, width, speed (off: none)", "10s"},
-       duration_or_off(IBPULSE_FIELD(poller.intervals.port_info))},
+       duration_or_off(IBPULSE_FIELD(poller.intervals.port_info), 10ms)},
       {{"poll.skip-nodes", "Node GUIDs never polled (list)", ""},
        guids(IBPULSE_FIELD(poller.skip_nodes))},
       {{"poll.switch-port0", "Also read the counters of switch port 0 (management port)", "false"},
@@ -288,7 +280,7 @@ const std::vector<KeyDef>& key_defs() {
       {{"sampling.interval", "Sample length in the port's ticks", "1000000"},
        number(1, 0xFFFFFFFF, IBPULSE_FIELD(poller.sampling.interval))},
       {{"sampling.every", "Time between samples of a port", "10s"},
-       duration(IBPULSE_FIELD(poller.sampling.every))},
+       duration(IBPULSE_FIELD(poller.sampling.every), 10ms)},
       {{"sampling.take-over", "Sample ports another manager is sampling", "false"},
        boolean(IBPULSE_FIELD(poller.sampling.take_over))},
       {{"counters.clear-policy",
@@ -319,17 +311,17 @@ const std::vector<KeyDef>& key_defs() {
          return Ok{};
        }},
       {{"counters.publish-interval", "Time between snapshots the exporters read", "1s"},
-       duration(IBPULSE_FIELD(publish_interval))},
+       duration(IBPULSE_FIELD(publish_interval), 10ms)},
       {{"counters.not-present-grace",
         "A port gone from discovery is reported notPresent this long, then forgotten (its "
         "ifIndex stays reserved)",
         "1h"},
-       duration(IBPULSE_FIELD(converter.not_present_grace))},
+       duration(IBPULSE_FIELD(converter.not_present_grace), 1s)},
       {{"counters.foreign-clear-window",
         "Three or more foreign clears (readings below the previous one we did not cause) within "
         "this time log a warning that another manager clears counters",
         "10m"},
-       duration(IBPULSE_FIELD(foreign_clear_window))},
+       duration(IBPULSE_FIELD(foreign_clear_window), 1s)},
       {{"state.dir",
         "Directory of the counters' state file, which keeps totals and ifIndex numbers across "
         "restarts (a simulated fabric: its run directory; systemd: STATE_DIRECTORY; else "
@@ -444,7 +436,7 @@ const std::vector<KeyDef>& key_defs() {
         "Interval of the notification rate limit; one ibpulseRateLimited summary ends each "
         "interval that withheld any",
         "10s"},
-       duration(IBPULSE_FIELD(alerts.rate_interval))},
+       duration(IBPULSE_FIELD(alerts.rate_interval), 1s)},
       {{"alerts.link-hold-down",
         "After a port's linkDown/linkUp pair, further link changes of that port within this "
         "time are withheld and only its final state is notified (off: no hold-down)",
@@ -479,7 +471,7 @@ const std::vector<KeyDef>& key_defs() {
         "Send a series whose value did not change only every remote-write.resend", "true"},
        boolean(IBPULSE_FIELD(remote_write.changed_only))},
       {{"remote-write.resend", "Time between sends of an unchanged series (changed-only)", "60s"},
-       duration(IBPULSE_FIELD(remote_write.resend))},
+       duration(IBPULSE_FIELD(remote_write.resend), 1s)},
       {{"remote-write.instance",
         "The instance label of the daemon's own ibpulse_* series when pushed (port series never "
         "carry it); give each collector of a host its own",

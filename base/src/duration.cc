@@ -1,5 +1,6 @@
 #include "ibpulse/base/duration.h"
 
+#include <cmath>
 #include <cstdlib>
 
 namespace ibpulse {
@@ -24,7 +25,20 @@ Result<std::chrono::milliseconds> parse_duration(const std::string& text) {
   if (number.empty() || *end != '\0' || !(v > 0) || v * factor > 86400e3) {
     return Err("expected a duration like 500ms, 1s, 5m or 1h (at most a day), got '{}'", text);
   }
-  return std::chrono::milliseconds(static_cast<int64_t>(v * factor));
+  // Durations are whole milliseconds: a fraction of one would be rounded, and below 1 ms to 0
+  // (a zero interval makes a loop spin). Refused rather than rounded silently.
+  const double ms = v * factor;
+  if (ms != std::floor(ms)) {
+    return Err("'{}' is not a whole number of milliseconds: durations go down to 1ms", text);
+  }
+  return std::chrono::milliseconds(static_cast<int64_t>(ms));
+}
+
+Result<std::chrono::milliseconds> parse_duration(const std::string& text,
+                                                 std::chrono::milliseconds min) {
+  auto d = parse_duration(text);
+  if (d && *d < min) return Err("'{}' is below the smallest allowed, {}ms", text, min.count());
+  return d;
 }
 
 }  // namespace ibpulse

@@ -63,6 +63,29 @@ TEST(Cli, BadArgumentsGiveOneLineAndExitTwo) {
   }
 }
 
+// Values that strtod/strtoull would have turned into something else (0.4ms into a 0 interval,
+// -1 into 2^64-1, 0777 into 511) are refused, naming the setting and the value.
+TEST(Cli, BadSettingValuesAreRefusedNotRounded) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+      {{"run", "--poll.counters-interval", "0.4ms"}, "whole number of milliseconds"},
+      {{"run", "--poll.counters-interval", "5ms"}, "10ms"},
+      {{"run", "--counters.publish-interval", "0"}, "expected a duration"},
+      {{"run", "--mad.timeout", "1.5ms"}, "whole number of milliseconds"},
+      {{"run", "--fabric.m-key", "-1"}, "expected a whole number"},
+      {{"run", "--fabric.m-key", "0777"}, "octal"},
+      {{"run", "--mad.window", "0x"}, "expected a whole number"},
+      {{"discover", "--m-key", "-1"}, "expected a whole number"},
+  };
+  for (const auto& [args, why] : bad) {
+    const auto out = run_ibpulse(args);
+    EXPECT_NE(out.exit_code, 0) << args[1];
+    EXPECT_EQ(std::count(out.err.begin(), out.err.end(), '\n'), 1) << out.err;
+    EXPECT_NE(out.err.find(args[1]), std::string::npos) << out.err;
+    EXPECT_NE(out.err.find("'" + args[2] + "'"), std::string::npos) << out.err;
+    EXPECT_NE(out.err.find(why), std::string::npos) << out.err;
+  }
+}
+
 TEST(Cli, AMisspeltCommandIsNamed) {
   const auto top = run_ibpulse({"frobnicate"});
   EXPECT_NE(top.err.find("unknown command 'frobnicate'"), std::string::npos) << top.err;

@@ -11,7 +11,11 @@
 
 namespace ibpulse {
 
-// At most a day; zero and negative durations are errors.
+// Whole milliseconds, at most a day; zero, negative and fractional-millisecond durations
+// ("0.4ms", "1.5ms") are errors, never rounded.
 Result<std::chrono::milliseconds> parse_duration(const std::string& text);
+// The same, and at least `min` (a setting's smallest sensible value).
+Result<std::chrono::milliseconds> parse_duration(const std::string& text,
+                                                 std::chrono::milliseconds min);
 
 }  // namespace ibpulse

@@ -1,0 +1,67 @@
+// Durations and numbers as operators write them: what is accepted, and what is refused with a
+// message rather than rounded or wrapped.
+#include <gtest/gtest.h>
+
+#include "ibpulse/base/duration.h"
+#include "ibpulse/base/number.h"
+
+namespace ibpulse {
+namespace {
+
+using std::chrono::milliseconds;
+
+TEST(Duration, TakesWholeMillisecondsInEveryUnit) {
+  EXPECT_EQ(*parse_duration("500ms"), milliseconds(500));
+  EXPECT_EQ(*parse_duration("2.5s"), milliseconds(2500));
+  EXPECT_EQ(*parse_duration("0.001s"), milliseconds(1));
+  EXPECT_EQ(*parse_duration("1.5m"), milliseconds(90000));
+  EXPECT_EQ(*parse_duration("1h"), milliseconds(3600000));
+  EXPECT_EQ(*parse_duration("3"), milliseconds(3000));  // plain seconds
+}
+
+TEST(Duration, RefusesWhatWouldRoundToSomethingElse) {
+  for (const char* bad : {"0.4ms", "1.5ms", "0.0004s", "0", "0s", "-1s", "", "ms", "1d", "25h"}) {
+    const auto d = parse_duration(bad);
+    ASSERT_FALSE(d) << bad << " gave " << d->count() << " ms";
+    EXPECT_NE(d.error().find(std::string("'") + bad + "'"), std::string::npos) << d.error();
+  }
+  EXPECT_NE(parse_duration("0.4ms").error().find("whole number of milliseconds"),
+            std::string::npos);
+}
+
+TEST(Duration, ASettingsMinimumIsNamedInTheError) {
+  EXPECT_EQ(*parse_duration("10ms", milliseconds(10)), milliseconds(10));
+  const auto d = parse_duration("5ms", milliseconds(10));
+  ASSERT_FALSE(d);
+  EXPECT_NE(d.error().find("10ms"), std::string::npos) << d.error();
+}
+
+TEST(Number, TakesDecimalAndHex) {
+  EXPECT_EQ(*parse_unsigned("0"), 0u);
+  EXPECT_EQ(*parse_unsigned("4096"), 4096u);
+  EXPECT_EQ(*parse_unsigned("0x1000"), 4096u);
+  EXPECT_EQ(*parse_unsigned("0XfF"), 255u);
+  EXPECT_EQ(*parse_unsigned("0x0"), 0u);
+  EXPECT_EQ(*parse_unsigned("18446744073709551615"), UINT64_MAX);
+  EXPECT_EQ(*parse_unsigned("0xffffffffffffffff"), UINT64_MAX);
+}
+
+TEST(Number, RefusesSignsOctalAndOverflow) {
+  for (const char* bad : {"-1", "+1", "0777", "00", " 1", "1 ", "0x", "", "1e3", "0x1g",
+                          "18446744073709551616", "0x10000000000000000"}) {
+    const auto n = parse_unsigned(bad);
+    ASSERT_FALSE(n) << bad << " gave " << *n;
+    EXPECT_NE(n.error().find(std::string("'") + bad + "'"), std::string::npos) << n.error();
+  }
+  EXPECT_NE(parse_unsigned("0777").error().find("octal"), std::string::npos);
+  EXPECT_NE(parse_unsigned("18446744073709551616").error().find("64 bits"), std::string::npos);
+}
+
+TEST(Number, HoldsToItsRange) {
+  EXPECT_EQ(*parse_unsigned("256", 1, 256), 256u);
+  EXPECT_FALSE(parse_unsigned("257", 1, 256));
+  EXPECT_FALSE(parse_unsigned("0", 1, 256));
+}
+
+}  // namespace
+}  // namespace ibpulse
