@@ -1,6 +1,7 @@
 // `ibpulse sim down|status|exec|set`: the life cycle of a simulated fabric (`up` is in
 // sim_up_command.cc).
 #include <fmt/format.h>
+#include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -114,6 +115,30 @@ Result<std::optional<std::string>> attach_node(const sim::FabricState& s, const 
   return std::optional<std::string>(host);
 }
 
+// `sim exec` stands in for its command: the signals that stop or reload a process (a service
+// manager's SIGTERM, Ctrl-C, SIGHUP) go on to the command, so stopping the wrapper never
+// leaves it running on its own. Set before the fork, so that a signal arriving in between is
+// kept and sent once the child exists; the child's exec resets the handlers.
+volatile sig_atomic_t exec_child = 0;
+volatile sig_atomic_t exec_pending_signal = 0;
+constexpr int kForwardedSignals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+
+void forward_signal(int sig) {
+  if (exec_child > 0) {
+    ::kill(static_cast<pid_t>(exec_child), sig);
+  } else {
+    exec_pending_signal = sig;
+  }
+}
+
+void forward_signals_to_child() {
+  struct sigaction action {};
+  action.sa_handler = forward_signal;
+  sigemptyset(&action.sa_mask);
+  for (const int sig : kForwardedSignals)
+    ::sigaction(sig, &action, nullptr);
+}
+
 int run_exec(const FabricOptions& fo, const std::string& host, unsigned part,
              std::vector<std::string> command) {
   auto s = running_fabric(fo);
@@ -122,6 +147,7 @@ int run_exec(const FabricOptions& fo, const std::string& host, unsigned part,
   if (!node) return fail(node.error());
   auto env = sim::client_env(*s, *node);
   add_sanitizer_env(env);  // the command may be an ASan-built ibpulse
+  forward_signals_to_child();
   const pid_t child = ::fork();
   if (child < 0) return fail("fork failed");
   if (child == 0) {
@@ -129,6 +155,8 @@ int run_exec(const FabricOptions& fo, const std::string& host, unsigned part,
     fmt::print(stderr, "ibpulse: {}\n", replaced.error());
     ::_exit(127);
   }
+  exec_child = child;
+  if (const int sig = exec_pending_signal; sig != 0) ::kill(child, sig);
   if (auto ref = sim::process_ref(child)) sim::register_client(*s, *ref);
   int status = 0;
   while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
@@ -210,7 +238,7 @@ void add_sim_commands(CLI::App& sim, Action& action) {
         "exec",
         "Run a command attached to a simulated fabric (umad2sim preloaded, the fabric's "
         "socket), e.g. `ibpulse sim exec --name lab -- perfquery 2 1`. Exits with the "
-        "command's status.");
+        "command's status; SIGTERM, SIGINT, SIGHUP, SIGQUIT and SIGUSR1/2 are passed on to it.");
     auto fo = std::make_shared<FabricOptions>();
     auto host = std::make_shared<std::string>();
     auto part = std::make_shared<unsigned>(0);

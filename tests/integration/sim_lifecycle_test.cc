@@ -82,6 +82,42 @@ TEST(SimLifecycle, DownStopsEverythingItStartedAndItsClients) {
   sim::terminate(*exec, 1s);
 }
 
+// Stopping `sim exec` (a service manager's SIGTERM, Ctrl-C) stops its command: the wrapper
+// never leaves a daemon running on its own.
+TEST(SimLifecycle, ExecPassesStopSignalsToItsCommand) {
+  auto fabric = SimFabric::up("exec-signals");
+  for (const int sig : {SIGTERM, SIGINT}) {
+    const auto pid_file = fabric->root() / ("child-" + std::to_string(sig));
+    sim::SpawnSpec spec;
+    spec.argv = {IBPULSE_BINARY_FOR_TESTS,
+                 "sim",
+                 "exec",
+                 "--name",
+                 fabric->name(),
+                 "--root",
+                 fabric->root().string(),
+                 "--",
+                 "sh",
+                 "-c",
+                 "echo $$ > " + pid_file.string() + ".tmp && mv " + pid_file.string() + ".tmp " +
+                     pid_file.string() + " && exec sleep 60"};
+    auto exec = sim::spawn_detached(spec);
+    ASSERT_TRUE(exec.ok()) << exec.error();
+    ASSERT_TRUE(wait_until([&] { return std::filesystem::exists(pid_file); }, 10s));
+    pid_t child_pid = 0;
+    std::ifstream(pid_file) >> child_pid;
+    const auto child = sim::process_ref(child_pid);
+    ASSERT_TRUE(child) << "the command runs";
+
+    ASSERT_EQ(::kill(exec->pid, sig), 0);
+    EXPECT_TRUE(wait_until([&] { return !sim::is_running(*child); }, 10s))
+        << "signal " << sig << " was not passed on";
+    EXPECT_TRUE(wait_until([&] { return !sim::is_running(*exec); }, 10s));
+    sim::terminate(*child, 1s);
+    sim::terminate(*exec, 1s);
+  }
+}
+
 TEST(SimLifecycle, ACrashedOwnerTakesItsFabricWithIt) {
   sim::SpawnSpec owner_spec;
   owner_spec.argv = {"sleep", "60"};
