@@ -300,20 +300,20 @@ int run_daemon(const RunArgs& a) {
   converter.log_totals();
   const auto st = poller.stats();
   const auto cs = converter.stats();
+  std::string failed;  // failed_timeout=... for every reason a MAD can fail for
+  for (const collector::MadFailure reason : collector::kMadFailureReasons)
+    failed += fmt::format(" failed_{}={}", collector::to_string(reason), st.mad.failed_for(reason));
   spdlog::info(
       "event=stopped sweeps={} samples={} converted={} ring_drops={} late_reads={} mad_sent={} "
-      "mad_answered={} "
-      "mad_timeouts={} mad_late_replies={} mad_unreachable={} mad_retried={} failed_timeout={} "
-      "failed_unreachable={} "
-      "failed_status={} port_info_reads={} port_info_failures={} port_changes={} clears_sent={} "
+      "mad_answered={} mad_timeouts={} mad_late_replies={} mad_unreachable={} mad_retried={}{} "
+      "port_info_reads={} port_info_failures={} port_changes={} clears_sent={} "
       "own_clears={} own_clears_failed={} foreign_clears={} lossy_intervals={} source_switches={} "
       "clear_window_seconds={:.6f} clear_window_lost_max={}",
       st.sweeps, st.samples, cs.samples, st.ring_drops, st.late_reads, st.mad.sent, st.mad.answered,
       st.mad.attempt_timeouts, st.mad.stale_replies, st.mad.attempt_unreachable, st.mad.retried,
-      st.mad.failed_timeout, st.mad.failed_unreachable, st.mad.failed_status, st.port_info_reads,
-      st.port_info_failures, st.port_changes, st.clears_sent, cs.own_clears, cs.own_clears_failed,
-      cs.foreign_clears, cs.lossy_intervals, cs.source_switches, cs.clear_window_seconds,
-      cs.clear_window_lost_max);
+      failed, st.port_info_reads, st.port_info_failures, st.port_changes, st.clears_sent,
+      cs.own_clears, cs.own_clears_failed, cs.foreign_clears, cs.lossy_intervals,
+      cs.source_switches, cs.clear_window_seconds, cs.clear_window_lost_max);
   web_stop.join();  // before the agent goes: a last scrape may read its statistics
   agent.store(nullptr);
   snmp->reset();

@@ -43,8 +43,7 @@ exporters::snmp::CollectorStatus collector_status(
   s.stale_ports = poller.last_sweep.stale;
   s.mads_sent = poller.mad.sent;
   s.mad_timeouts = poller.mad.attempt_timeouts;
-  s.mad_failures =
-      poller.mad.failed_timeout + poller.mad.failed_unreachable + poller.mad.failed_status;
+  s.mad_failures = poller.mad.failed_total();
   s.discontinuities = converter.discontinuities();
   if (snapshot) {
     s.saturated_counters = snapshot->saturated_counters();

@@ -256,7 +256,7 @@ class UmadEngine final : public MadEngine {
     const int agent = smp ? smp_agent_ : agent_;
     if (agent < 0 || umad_send(port_id_, agent, send_buf_.data(), static_cast<int>(kMadSize),
                                static_cast<int>(timeout.count()), 0) != 0) {
-      ++stats_.failed_send;
+      ++stats_.failed_for(MadFailure::kSendError);
       complete(id, MadFailure::kSendError, 0, {}, on_done);
       return 1;
     }
@@ -280,7 +280,7 @@ class UmadEngine final : public MadEngine {
       mark_ready(node);
       return 0;
     }
-    (failure == MadFailure::kTimeout ? stats_.failed_timeout : stats_.failed_unreachable)++;
+    ++stats_.failed_for(failure);
     complete(id, failure, 0, {}, on_done);
     return 1;
   }
@@ -333,12 +333,12 @@ class UmadEngine final : public MadEngine {
     const MadStatusKind kind = classify_status(reply.status);
     if (kind == MadStatusKind::kBusy) return retry_or_fail(id, MadFailure::kTimeout, on_done);
     if (kind == MadStatusKind::kRedirect) {
-      ++stats_.failed_redirect;
+      ++stats_.failed_for(MadFailure::kRedirect);
       complete(id, MadFailure::kRedirect, reply.status, {}, on_done);
       return 1;
     }
     if (kind == MadStatusKind::kError) {
-      ++stats_.failed_status;
+      ++stats_.failed_for(MadFailure::kStatus);
       complete(id, MadFailure::kStatus, reply.status, {}, on_done);
       return 1;
     }

@@ -12,11 +12,8 @@ void add_mad_stats(MadStats& a, const MadStats& b) {
   a.attempt_timeouts += b.attempt_timeouts;
   a.attempt_unreachable += b.attempt_unreachable;
   a.stale_replies += b.stale_replies;
-  a.failed_timeout += b.failed_timeout;
-  a.failed_unreachable += b.failed_unreachable;
-  a.failed_status += b.failed_status;
-  a.failed_redirect += b.failed_redirect;
-  a.failed_send += b.failed_send;
+  for (size_t i = 0; i < a.failed.size(); ++i)
+    a.failed[i] += b.failed[i];
 }
 
 void add_poller_stats(PollerStats& a, const PollerStats& b) {

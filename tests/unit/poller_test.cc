@@ -112,7 +112,7 @@ TEST(PollerFake, RetriesLostAttemptsAndCountsThem) {
   const MadStats& m = h.stats.mad;
   EXPECT_GT(m.attempt_timeouts, 0u);
   // Every lost attempt was retried, unless it was the last one a request had.
-  EXPECT_EQ(m.retried, m.attempt_timeouts - m.failed_timeout);
+  EXPECT_EQ(m.retried, m.attempt_timeouts - m.failed_for(collector::MadFailure::kTimeout));
   EXPECT_EQ(m.sent, m.answered + m.attempt_timeouts);
   EXPECT_GT(h.fabric.attempts(kHca1, Attribute::kPortCounters), 20u);
   EXPECT_EQ(h.fabric.attempts(kHca2, Attribute::kPortCounters), 20u);
@@ -163,7 +163,7 @@ TEST(PollerFake, AnAttributeANodeRefusesIsNotAskedAgainUntilRediscovery) {
   for (const auto& w : h.warnings)
     warned += w.find("event=attribute_unsupported") != std::string::npos;
   EXPECT_EQ(warned, 2u);
-  EXPECT_EQ(h.stats.mad.failed_status, 2u);
+  EXPECT_EQ(h.stats.mad.failed_for(collector::MadFailure::kStatus), 2u);
 }
 
 TEST(PollerFake, BusyIsRetriedThenReportedAsTimeout) {

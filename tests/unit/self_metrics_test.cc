@@ -24,8 +24,10 @@ DaemonStatus known_status() {
   s.poller.discoveries = 3;
   s.poller.mad.sent = 1000;
   s.poller.mad.answered = 990;
-  s.poller.mad.failed_timeout = 4;
-  s.poller.mad.failed_unreachable = 5;
+  s.poller.mad.failed_for(collector::MadFailure::kTimeout) = 4;
+  s.poller.mad.failed_for(collector::MadFailure::kUnreachable) = 5;
+  s.poller.mad.failed_for(collector::MadFailure::kRedirect) = 6;
+  s.poller.mad.failed_for(collector::MadFailure::kSendError) = 7;
   s.poller.ring_drops = 9;
   s.converter.foreign_clears = 2;
   s.converter.source_switches = 3;
@@ -59,6 +61,9 @@ TEST(SelfMetrics, ExactValuesFromTheStatus) {
   EXPECT_TRUE(has_line(out, "ibpulse_mads_sent_total 1000"));
   EXPECT_TRUE(has_line(out, R"(ibpulse_mads_failed_total{reason="timeout"} 4)"));
   EXPECT_TRUE(has_line(out, R"(ibpulse_mads_failed_total{reason="unreachable"} 5)"));
+  EXPECT_TRUE(has_line(out, R"(ibpulse_mads_failed_total{reason="status"} 0)"));
+  EXPECT_TRUE(has_line(out, R"(ibpulse_mads_failed_total{reason="redirect"} 6)"));
+  EXPECT_TRUE(has_line(out, R"(ibpulse_mads_failed_total{reason="send_error"} 7)"));
   EXPECT_TRUE(has_line(out, "ibpulse_ring_drops_total 9"));
   EXPECT_TRUE(has_line(out, "ibpulse_foreign_clears_total 2"));
   EXPECT_TRUE(has_line(out, "ibpulse_discontinuities_total 5"));

@@ -80,7 +80,7 @@ size_t FakeMadEngine::send(uint64_t id, const CompletionFn& on_done) {
   const auto timeout = options_.timeout * (1u << std::min(p.attempts, kMaxBackoffShift));
   ++p.attempts;
   if (p.request.mgmt_class != MadClass::kPerformance) {  // the SMP class is never enabled
-    ++stats_.failed_send;
+    ++stats_.failed_for(MadFailure::kSendError);
     complete(id, MadFailure::kSendError, 0, {}, on_done);
     return 1;
   }
@@ -162,11 +162,11 @@ size_t FakeMadEngine::process(const Event& e, const CompletionFn& on_done) {
     case MadStatusKind::kBusy:
       return retry_or_fail(f.pending, MadFailure::kTimeout, on_done);
     case MadStatusKind::kRedirect:
-      ++stats_.failed_redirect;
+      ++stats_.failed_for(MadFailure::kRedirect);
       complete(f.pending, MadFailure::kRedirect, f.status, {}, on_done);
       return 1;
     case MadStatusKind::kError:
-      ++stats_.failed_status;
+      ++stats_.failed_for(MadFailure::kStatus);
       complete(f.pending, MadFailure::kStatus, f.status, {}, on_done);
       return 1;
     case MadStatusKind::kOk:
@@ -183,7 +183,7 @@ size_t FakeMadEngine::retry_or_fail(uint64_t id, MadFailure failure, const Compl
     ++queued_;
     return 0;
   }
-  (failure == MadFailure::kTimeout ? stats_.failed_timeout : stats_.failed_unreachable)++;
+  ++stats_.failed_for(failure);
   complete(id, failure, 0, {}, on_done);
   return 1;
 }

@@ -5,6 +5,7 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <vector>
@@ -22,7 +23,7 @@ struct SelfMetrics::Impl {
   pcpp::Registry registry;
   struct Total {
     pcpp::Counter* series;
-    uint64_t (*read)(const DaemonStatus&);
+    std::function<uint64_t(const DaemonStatus&)> read;
   };
   struct Level {
     pcpp::Gauge* series;
@@ -117,9 +118,9 @@ struct SelfMetrics::Impl {
   }
 
   void total(const std::string& name, const std::string& help,
-             uint64_t (*read)(const DaemonStatus&), const pcpp::Labels& labels = {}) {
+             std::function<uint64_t(const DaemonStatus&)> read, const pcpp::Labels& labels = {}) {
     auto& family = pcpp::BuildCounter().Name(name).Help(help).Register(registry);
-    totals.push_back({&family.Add(labels), read});
+    totals.push_back({&family.Add(labels), std::move(read)});
   }
   void level(const std::string& name, const std::string& help,
              double (*read)(const DaemonStatus&)) {
@@ -177,12 +178,11 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
           "Answers that came after their attempt had timed out (dropped: the read was retried or "
           "failed)",
           [](S s) { return s.poller.mad.stale_replies; });
-  i.total("ibpulse_mads_failed_total", "MADs that failed after every retry, by reason",
-          [](S s) { return s.poller.mad.failed_timeout; }, {{"reason", "timeout"}});
-  i.total("ibpulse_mads_failed_total", "MADs that failed after every retry, by reason",
-          [](S s) { return s.poller.mad.failed_unreachable; }, {{"reason", "unreachable"}});
-  i.total("ibpulse_mads_failed_total", "MADs that failed after every retry, by reason",
-          [](S s) { return s.poller.mad.failed_status; }, {{"reason", "status"}});
+  for (const collector::MadFailure reason : collector::kMadFailureReasons) {
+    i.total("ibpulse_mads_failed_total", "MADs that failed after every retry, by reason",
+            [reason](S s) { return s.poller.mad.failed_for(reason); },
+            {{"reason", std::string(collector::to_string(reason))}});
+  }
   i.total("ibpulse_ring_drops_total", "Samples dropped because the converter's ring was full",
           [](S s) { return s.poller.ring_drops; });
   i.total("ibpulse_samples_converted_total", "Samples the converter applied",

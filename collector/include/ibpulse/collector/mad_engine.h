@@ -46,6 +46,10 @@ enum class MadFailure : uint8_t {
   kSendError,    // umad_send failed
 };
 std::string_view to_string(MadFailure failure);
+// The reasons a MAD fails for, in the order statistics and metrics list them (kNone is none).
+inline constexpr std::array<MadFailure, 5> kMadFailureReasons = {
+    MadFailure::kTimeout, MadFailure::kUnreachable, MadFailure::kStatus, MadFailure::kRedirect,
+    MadFailure::kSendError};
 
 struct MadCompletion {
   uint64_t cookie = 0;
@@ -70,11 +74,17 @@ struct MadStats {
   uint64_t attempt_timeouts = 0;
   uint64_t attempt_unreachable = 0;
   uint64_t stale_replies = 0;  // answers to attempts already given up on
-  uint64_t failed_timeout = 0;
-  uint64_t failed_unreachable = 0;
-  uint64_t failed_status = 0;
-  uint64_t failed_redirect = 0;
-  uint64_t failed_send = 0;
+  // MADs that failed after every retry, by reason (indexed by MadFailure; kNone stays 0).
+  std::array<uint64_t, kMadFailureReasons.size() + 1> failed{};
+
+  uint64_t& failed_for(MadFailure f) { return failed[static_cast<size_t>(f)]; }
+  uint64_t failed_for(MadFailure f) const { return failed[static_cast<size_t>(f)]; }
+  uint64_t failed_total() const {
+    uint64_t n = 0;
+    for (const uint64_t v : failed)
+      n += v;
+    return n;
+  }
 };
 
 using CompletionFn = std::function<void(const MadCompletion&)>;
