@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "ibpulse/base/atomic_file.h"
 #include "ibpulse/converters/state_file.h"
 
 namespace ibpulse::cli {
@@ -23,7 +24,7 @@ constexpr auto kSoon = std::chrono::seconds(1);
 void write_and_log(const std::filesystem::path& path, const std::string& bytes, size_t ports,
                    bool at_stop) {
   const auto start = Clock::now();
-  if (auto s = converters::write_file_atomically(path, bytes); !s) {
+  if (auto s = write_file_atomically(path, bytes); !s) {
     spdlog::error("event=state_save_failed path=\"{}\" error=\"{}\"", path.string(), s.error());
     return;
   }

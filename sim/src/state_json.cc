@@ -131,17 +131,4 @@ Status save_state(const FabricState& s) {
   return write_file_atomically(s.paths.state(), to_json(s).dump(2) + "\n");
 }
 
-Status write_file_atomically(const std::filesystem::path& path, const std::string& content) {
-  const auto tmp = path.string() + fmt::format(".tmp{}", ::getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << content;
-    if (!out.flush()) return Err("cannot write {}", tmp);
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) return Err("cannot rename {} to {}: {}", tmp, path.string(), ec.message());
-  return Ok{};
-}
-
 }  // namespace ibpulse::sim

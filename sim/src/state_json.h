@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ibpulse/base/atomic_file.h"
 #include "ibpulse/sim/dump.h"
 #include "ibpulse/sim/fabric.h"
 
@@ -14,8 +15,5 @@ nlohmann::json to_json(const std::vector<DumpPort>& ports);
 
 // Writes state.json.
 Status save_state(const FabricState& state);
-
-// Writes via a temporary file and rename, so readers never see half a file.
-Status write_file_atomically(const std::filesystem::path& path, const std::string& content);
 
 }  // namespace ibpulse::sim

@@ -1,7 +1,15 @@
 // Durations and numbers as operators write them: what is accepted, and what is refused with a
 // message rather than rounded or wrapped.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <fstream>
+#include <iterator>
+#include <thread>
+#include <vector>
+
+#include "ibpulse/base/atomic_file.h"
 #include "ibpulse/base/duration.h"
 #include "ibpulse/base/number.h"
 
@@ -61,6 +69,65 @@ TEST(Number, HoldsToItsRange) {
   EXPECT_EQ(*parse_unsigned("256", 1, 256), 256u);
   EXPECT_FALSE(parse_unsigned("257", 1, 256));
   EXPECT_FALSE(parse_unsigned("0", 1, 256));
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+class AtomicFile : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("ibpulse-atomic-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(AtomicFile, ReplacesTheWholeFileAndLeavesNoTemporary) {
+  const auto path = dir_ / "engine-boots";
+  ASSERT_TRUE(write_file_atomically(path, "a much longer first content\n"));
+  ASSERT_TRUE(write_file_atomically(path, std::string("2\0x", 3)));
+  EXPECT_EQ(read_file(path), std::string("2\0x", 3));
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_), {}), 1);
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+TEST_F(AtomicFile, AFailureNamesThePathAndLeavesTheOldFile) {
+  const auto missing = write_file_atomically(dir_ / "no-such-dir" / "x", "y");
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().find("no-such-dir"), std::string::npos) << missing.error();
+  // A directory where the file should be: the rename fails, nothing else changes.
+  std::filesystem::create_directories(dir_ / "taken");
+  const auto taken = write_file_atomically(dir_ / "taken", "y");
+  ASSERT_FALSE(taken);
+  EXPECT_NE(taken.error().find("cannot rename"), std::string::npos) << taken.error();
+  EXPECT_TRUE(std::filesystem::is_directory(dir_ / "taken"));
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_), {}), 1);
+}
+
+TEST_F(AtomicFile, TwoWritersEachLeaveAWholeFile) {
+  const auto path = dir_ / "state.json";
+  const std::string a(100000, 'a'), b(50000, 'b');
+  std::vector<std::thread> writers;
+  for (const std::string* text : {&a, &b}) {
+    writers.emplace_back([&, text] {
+      for (int i = 0; i < 50; ++i)
+        ASSERT_TRUE(write_file_atomically(path, *text));
+    });
+  }
+  for (auto& w : writers)
+    w.join();
+  const std::string got = read_file(path);
+  EXPECT_TRUE(got == a || got == b) << got.size() << " bytes";
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_), {}), 1);
 }
 
 }  // namespace

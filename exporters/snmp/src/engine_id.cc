@@ -7,6 +7,8 @@
 #include <fstream>
 #include <random>
 
+#include "ibpulse/base/atomic_file.h"
+
 namespace ibpulse::exporters::snmp::detail {
 namespace {
 
@@ -17,21 +19,6 @@ constexpr size_t kRandomOctets = 16;
 bool well_formed(const std::string& id) {
   return id.size() == std::string(kPrefix).size() + 2 * kRandomOctets && id.starts_with(kPrefix) &&
          id.find_first_not_of("0123456789abcdef", 2) == std::string::npos;
-}
-
-// Writes `text` to `path` through a temporary file and a rename: a crash leaves the old
-// content or the new one, never a torn file.
-Status write_atomically(const std::filesystem::path& path, const std::string& text) {
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << text;
-    if (!out.flush()) return Err("cannot write {}", tmp.string());
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) return Err("cannot write {}: {}", path.string(), ec.message());
-  return Ok{};
 }
 
 }  // namespace
@@ -54,7 +41,7 @@ Result<std::string> load_or_create_engine_id(const std::string& dir) {
   std::string id = kPrefix;
   for (size_t i = 0; i < kRandomOctets; ++i)
     id += fmt::format("{:02x}", random() & 0xFF);
-  if (Status written = write_atomically(path, id + "\n"); !written.ok())
+  if (Status written = write_file_atomically(path, id + "\n"); !written.ok())
     return Error{written.error()};
   return id;
 }
@@ -76,7 +63,7 @@ Result<uint32_t> next_engine_boots(const std::string& dir, const std::string& en
     if (recorded_id == engine_id) boots = recorded;
   }
   const auto next = static_cast<uint32_t>(std::min<uint64_t>(boots + 1, kMaxEngineBoots));
-  if (Status written = write_atomically(path, fmt::format("{} {}\n", next, engine_id));
+  if (Status written = write_file_atomically(path, fmt::format("{} {}\n", next, engine_id));
       !written.ok())
     return Error{written.error()};
   return next;

@@ -41,10 +41,6 @@ struct LoadedState {
 Result<LoadedState> apply_state(const std::string& bytes, const collector::Topology& topology,
                                 Converter& converter);
 
-// Writes `bytes` to `path` atomically: a temporary file in the same directory, fsync, rename,
-// fsync of the directory.
-Status write_file_atomically(const std::filesystem::path& path, const std::string& bytes);
-
 // Reads a whole file. An absent file is an empty optional-like result: `found` false.
 struct FileContents {
   bool found = false;
