@@ -1,9 +1,9 @@
 #include "ibpulse/collector/pma.h"
 
 #include <array>
-#include <cassert>
 #include <vector>
 
+#include "ibpulse/base/check.h"
 #include "ibpulse/schema/counters.h"
 
 namespace ibpulse::collector {
@@ -110,7 +110,7 @@ MadRequest pma_clear(schema::Attribute attribute, uint16_t lid, uint8_t port, ui
 
 void decode_fields(schema::Attribute attribute, std::span<const uint8_t> data, RawSample& sample) {
   const auto fields = schema::fields_of(attribute);
-  assert(fields.size() <= kMaxFieldsPerAttribute);
+  IBPULSE_CHECK(fields.size() <= kMaxFieldsPerAttribute, "{} fields", fields.size());
   sample.attribute = attribute;
   sample.field_count = static_cast<uint8_t>(fields.size());
   for (size_t i = 0; i < fields.size(); ++i) {

@@ -4,11 +4,11 @@
 
 #include <algorithm>
 #include <array>
-#include <cassert>
 #include <map>
 #include <thread>
 #include <vector>
 
+#include "ibpulse/base/check.h"
 #include "ibpulse/base/thread_name.h"
 #include "port_info.h"
 #include "read_plan.h"
@@ -386,7 +386,7 @@ struct Poller::State {
     ++local_port_info_reads;
     if (ctx.index >= topology.ports.size()) return;
     Port& port = topology.ports[ctx.index];
-    assert(port.key == ctx.port);
+    IBPULSE_CHECK(port.key == ctx.port, "a PortInfo reply for another port");
     const LinkState fresh = link_state_from_port_info(c.data.data());
     if (fresh == port.link) return;
     const LinkState before = port.link;
@@ -402,8 +402,10 @@ struct Poller::State {
   }
 
   void issue(const Scheduler::Item& item, Clock::time_point now) {
-    assert(item.port_index < topology.ports.size() &&
-           topology.ports[item.port_index].key == item.port);
+    // A stale index would read one port and credit another.
+    IBPULSE_CHECK(
+        item.port_index < topology.ports.size() && topology.ports[item.port_index].key == item.port,
+        "a scheduled read whose port index went stale");
     const Port& port = topology.ports[item.port_index];
     if (item.group == Group::kPortInfo) return issue_port_info(item, port);
     uint64_t sweep = 0;

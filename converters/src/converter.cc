@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
-#include <cassert>
 
+#include "ibpulse/base/check.h"
 #include "ibpulse/converters/width.h"
 
 namespace ibpulse::converters {
@@ -307,7 +307,8 @@ ApplyEvents Converter::apply(const RawSample& s) {
 }
 
 void Converter::apply_batch(std::span<const RawSample> samples, std::span<ApplyEvents> events) {
-  assert(events.size() >= samples.size());
+  IBPULSE_CHECK(events.size() >= samples.size(), "{} events for {} samples", events.size(),
+                samples.size());
   // Two stages: the index entry of a sample kIndexAhead on, then (its entry now cached) the
   // state lines of a sample kStateAhead on, whose slot is kept for when it is applied. The
   // prefetches stay in this function: GCC takes a function whose only effect is a prefetch for

@@ -1,11 +1,11 @@
 #include "ibpulse/converters/width.h"
 
-#include <cassert>
+#include "ibpulse/base/check.h"
 
 namespace ibpulse::converters {
 
 uint64_t counter_max(unsigned width) {
-  assert(width >= 1 && width <= 64);
+  IBPULSE_CHECK(width >= 1 && width <= 64, "a counter of {} bits", width);
   return width == 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
 }
 

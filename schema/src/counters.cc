@@ -3,8 +3,9 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <cassert>
 #include <vector>
+
+#include "ibpulse/base/check.h"
 
 namespace ibpulse::schema {
 namespace {
@@ -149,8 +150,8 @@ const Field& require_field(Attribute attribute, std::string_view name) {
   for (const Field& f : fields_of(attribute)) {
     if (f.name == name) return f;
   }
-  assert(false && "a counter names a field the schema does not have");
-  std::abort();
+  IBPULSE_CHECK(false, "a counter names {}, a field the schema does not have", name);
+  std::abort();  // not reached
 }
 
 void add_sink(Tables& t, const Field& field, size_t counter, bool wide) {

@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <array>
-#include <cassert>
 #include <cstring>
+
+#include "ibpulse/base/check.h"
 
 namespace ibpulse::schema {
 namespace {
@@ -377,7 +378,7 @@ std::optional<Field> find_field(Attribute attribute, std::string_view name) {
 }
 
 uint64_t extract_bits(std::span<const uint8_t> data, unsigned bit_offset, unsigned width) {
-  assert(width >= 1 && width <= 64);
+  IBPULSE_CHECK(width >= 1 && width <= 64, "a field of {} bits", width);
   const size_t first = bit_offset / 8;
   const unsigned shift = bit_offset % 8;
   const uint64_t mask = width == 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ibpulse/base/atomic_file.h"
+#include "ibpulse/base/check.h"
 #include "ibpulse/base/duration.h"
 #include "ibpulse/base/number.h"
 
@@ -70,6 +71,29 @@ TEST(Number, HoldsToItsRange) {
   EXPECT_FALSE(parse_unsigned("257", 1, 256));
   EXPECT_FALSE(parse_unsigned("0", 1, 256));
 }
+
+// The tests are built as the daemon is (Release, NDEBUG): the check must still stop the process.
+TEST(CheckDeathTest, ABrokenInvariantStopsTheProcessInEveryBuild) {
+  const int stale = 7;
+  EXPECT_DEATH(IBPULSE_CHECK(stale < 3, "port index {} of {}", stale, 3),
+               "internal error: check 'stale < 3' failed at .*base_test.cc:[0-9]+: port index 7 "
+               "of 3");
+  EXPECT_DEATH(IBPULSE_CHECK(stale == 0), "check 'stale == 0' failed");
+  IBPULSE_CHECK(stale == 7, "holds: {}", "nothing happens");
+}
+
+TEST(CheckDeathTest, AFailedResultsValueIsACheckNotAnException) {
+  const Result<int> failed = Error{"no such port"};
+  EXPECT_DEATH((void)*failed, "the value of a failed result: no such port");
+}
+
+#ifdef NDEBUG
+TEST(Check, ADebugCheckIsCompiledOutOfReleaseBuilds) {
+  int evaluated = 0;
+  IBPULSE_DCHECK(++evaluated < 0);
+  EXPECT_EQ(evaluated, 0);
+}
+#endif
 
 std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

@@ -1,8 +1,8 @@
 #include "ibpulse/collector/testing/fake_mad_engine.h"
 
 #include <algorithm>
-#include <cassert>
 
+#include "ibpulse/base/check.h"
 #include "mad_codec.h"
 
 namespace ibpulse::collector::testing {
@@ -23,7 +23,7 @@ uint64_t next_random(uint64_t& state) {
 FakeMadEngine::FakeMadEngine(FakeFabric& fabric, VirtualClock& clock,
                              const MadEngineOptions& options, uint64_t seed)
     : fabric_(fabric), clock_(clock), options_(options), rng_(seed) {
-  assert(options.window > 0 && options.per_node > 0);
+  IBPULSE_CHECK(options.window > 0 && options.per_node > 0);
 }
 
 Status FakeMadEngine::enable_smp(bool enabled) {

@@ -1,7 +1,7 @@
 // The default rule set (docs/alerts.md; dashboards/prometheus holds its Prometheus twin).
-#include <cassert>
 
 #include "counter_source.h"
+#include "ibpulse/base/check.h"
 #include "ibpulse/exporters/alerts/rule.h"
 
 namespace ibpulse::exporters::alerts {
@@ -67,7 +67,8 @@ std::vector<Rule> default_rules() {
     r.origin = "default rule set";
     if (d.kind == RuleKind::kCounter) {
       const auto resolved = resolve_counter(d.counter);
-      assert(resolved && "a default rule names a counter of the schema");
+      IBPULSE_CHECK(resolved, "default rule {} names {}, not a counter of the schema", d.name,
+                    d.counter);
       r.counter = resolved->name;
       r.source = resolved->source;
     } else {

@@ -1,7 +1,6 @@
 #include "ibpulse/exporters/alerts/event.h"
 
-#include <cassert>
-
+#include "ibpulse/base/check.h"
 #include "ibpulse/exporters/alerts/event_queue.h"
 
 namespace ibpulse::exporters::alerts {
@@ -37,7 +36,7 @@ std::string_view to_string(Condition condition) {
 }
 
 EventQueue::EventQueue(size_t capacity) : capacity_(capacity) {
-  assert(capacity > 0);
+  IBPULSE_CHECK(capacity > 0);
 }
 
 void EventQueue::push(AlertEvent event) {

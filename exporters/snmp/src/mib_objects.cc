@@ -1,7 +1,8 @@
 #include "mib_objects.h"
 
 #include <algorithm>
-#include <cassert>
+
+#include "ibpulse/base/check.h"
 
 namespace ibpulse::exporters::snmp::mib {
 namespace {
@@ -35,8 +36,8 @@ std::vector<Object> build() {
       {below(kIbIfMib, {1, 2, 1}), range(3, 6), Rows::kVirtualLanes, &vl_traffic_value},
       {kIbpulsePortEntry, range(1, 2), Rows::kInterfaces, &ibpulse_port_value},
   };
-  assert(std::is_sorted(v.begin(), v.end(),
-                        [](const Object& a, const Object& b) { return a.entry < b.entry; }));
+  IBPULSE_CHECK(std::is_sorted(v.begin(), v.end(),
+                               [](const Object& a, const Object& b) { return a.entry < b.entry; }));
   return v;
 }
 

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cassert>
 
+#include "ibpulse/base/check.h"
 #include "mib_objects.h"
 
 namespace ibpulse::exporters::snmp {
@@ -171,7 +171,7 @@ MibView::MibView(std::shared_ptr<const converters::FabricSnapshot> snapshot, Sys
       system_(std::move(system)),
       agent_start_(agent_start),
       link_up_down_traps_(link_up_down_traps) {
-  assert(snapshot_);
+  IBPULSE_CHECK(snapshot_ != nullptr);
   const std::vector<Row> all = all_rows(*snapshot_);
   contexts_.push_back(fabric_context(*snapshot_, all));
   if (node_contexts) add_node_contexts(*snapshot_, all, contexts_);

@@ -2,16 +2,17 @@
 // A small result type: a value or an error message. g++ 12 has no std::expected.
 //
 // Expected failures (a missing tool, a bad argument, a port that does not answer) travel as
-// Result values up to the layer that reports them; invariants assert instead.
+// Result values up to the layer that reports them; invariants are checked (check.h).
 //
 // Thread safety: a Result is a value type; distinct objects may be used from distinct threads.
 
 #include <fmt/format.h>
 
-#include <cassert>
 #include <string>
 #include <utility>
 #include <variant>
+
+#include "ibpulse/base/check.h"
 
 namespace ibpulse {
 
@@ -35,15 +36,15 @@ class [[nodiscard]] Result {
   explicit operator bool() const { return ok(); }
 
   T& value() & {
-    assert(ok());
+    IBPULSE_CHECK(ok(), "the value of a failed result: {}", std::get<Error>(data_).message);
     return std::get<T>(data_);
   }
   const T& value() const& {
-    assert(ok());
+    IBPULSE_CHECK(ok(), "the value of a failed result: {}", std::get<Error>(data_).message);
     return std::get<T>(data_);
   }
   T&& value() && {
-    assert(ok());
+    IBPULSE_CHECK(ok(), "the value of a failed result: {}", std::get<Error>(data_).message);
     return std::get<T>(std::move(data_));
   }
   T* operator->() { return &value(); }
@@ -52,7 +53,7 @@ class [[nodiscard]] Result {
   const T& operator*() const& { return value(); }
 
   const std::string& error() const {
-    assert(!ok());
+    IBPULSE_CHECK(!ok(), "the error of a result that succeeded");
     return std::get<Error>(data_).message;
   }
 
