@@ -4,6 +4,7 @@
 
 #include <thread>
 
+#include "ibpulse/base/log_text.h"
 #include "ibpulse/base/thread_name.h"
 
 namespace ibpulse::cli {
@@ -15,7 +16,7 @@ using exporters::alerts::EventKind;
 
 std::string where(const AlertEvent& e) {
   return fmt::format("node_guid={} port={} node=\"{}\" if_index={}",
-                     collector::guid_string(e.port.node_guid), e.port.port, e.node_name,
+                     collector::guid_string(e.port.node_guid), e.port.port, log_text(e.node_name),
                      e.if_index);
 }
 
@@ -105,7 +106,7 @@ uint64_t AlertLoop::suppressed() const {
 void log_rules(const std::vector<exporters::alerts::Rule>& rules) {
   for (const auto& r : rules) {
     spdlog::debug("event=alert_rule rule={} counter={} severity={} origin=\"{}\"", r.name,
-                  r.counter, to_string(r.severity), r.origin);
+                  r.counter, to_string(r.severity), log_text(r.origin));
   }
   spdlog::info("event=alert_rules rules={}", rules.size());
 }

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "convert_loop.h"
 #include "daemon_config.h"
+#include "ibpulse/base/log_text.h"
 #include "ibpulse/collector/environment.h"
 #include "ibpulse/collector/subnets.h"
 #include "ibpulse/exporters/remote_write/writer.h"
@@ -62,11 +63,11 @@ void log_changes(const collector::Topology& t, const collector::TopologyChanges&
   };
   for (auto k : c.links_down) {
     spdlog::warn("event=link_down node_guid={} port={} node=\"{}\"", guid_string(k.node_guid),
-                 k.port, name(k));
+                 k.port, log_text(name(k)));
   }
   for (auto k : c.links_up) {
     spdlog::info("event=link_up node_guid={} port={} node=\"{}\"", guid_string(k.node_guid), k.port,
-                 name(k));
+                 log_text(name(k)));
   }
   for (const auto& l : c.lid_changes) {
     spdlog::warn("event=lid_changed node_guid={} port={} lid_before={} lid_after={}",
@@ -85,7 +86,7 @@ void report_rule_errors(const std::vector<std::string>& errors) {
   for (const auto& error : errors) {
     spdlog::error(
         "event=alert_rule_invalid error=\"{}\" note=\"this rule is skipped; the others apply\"",
-        error);
+        log_text(error));
   }
 }
 
@@ -135,7 +136,7 @@ int run_daemon(const RunArgs& a) {
     if (r.outcome != collector::SampleOutcome::kDone) {
       spdlog::warn("event=sample node_guid={} port={} outcome={} detail=\"{}\"",
                    guid_string(port.node_guid), port.port, collector::to_string(r.outcome),
-                   r.detail);
+                   log_text(r.detail));
       return;
     }
     std::string values;
@@ -211,7 +212,7 @@ int run_daemon(const RunArgs& a) {
   if (!web) return abort_start(fmt::format("--web.listen-address: {}", web.error()));
   if (*web) {
     spdlog::info("event=web_listening address=\"{}\" port={} path=/metrics",
-                 config->web_listen_address, (*web)->port());
+                 log_text(config->web_listen_address), (*web)->port());
   }
   auto snmp = start_snmp_agent(*config, &snapshots, [&] {
     auto status = collector_status(poller.stats(), converter.stats(), snapshots.load());
@@ -225,15 +226,17 @@ int run_daemon(const RunArgs& a) {
     alerts.set_notifier(
         [a = snmp->get()](exporters::alerts::AlertEvent e) { a->notify(std::move(e)); });
     for (const auto& sink : (*snmp)->notification_stats()) {  // --snmp.trap-sink ones too
-      spdlog::info("event=snmp_trap_sink address=\"{}\" type={}", sink.address,
+      spdlog::info("event=snmp_trap_sink address=\"{}\" type={}", log_text(sink.address),
                    exporters::snmp::to_string(sink.kind));
     }
     if (config->snmp.agentx.empty()) {
-      spdlog::info("event=snmp_listening address=\"{}\" port={} contexts={}", config->snmp.listen,
-                   (*snmp)->port(), config->snmp.node_contexts ? "per-node" : "fabric-only");
+      spdlog::info("event=snmp_listening address=\"{}\" port={} contexts={}",
+                   log_text(config->snmp.listen), (*snmp)->port(),
+                   config->snmp.node_contexts ? "per-node" : "fabric-only");
     } else {
       spdlog::info("event=snmp_agentx socket=\"{}\" context={} node_contexts={}",
-                   config->snmp.agentx, config->snmp.agentx_context, config->snmp.node_contexts);
+                   log_text(config->snmp.agentx), config->snmp.agentx_context,
+                   config->snmp.node_contexts);
     }
   }
   std::atomic<bool> stop_alerts{false};
@@ -253,7 +256,7 @@ int run_daemon(const RunArgs& a) {
       auto fresh = build_config(a.config_file, a.flags);
       if (!fresh) {
         spdlog::error("event=reload_failed error=\"{}\" note=\"keeping the running configuration\"",
-                      fresh.error());
+                      log_text(fresh.error()));
       } else {
         const auto& was = config->poller.shard;
         const auto& now = fresh->poller.shard;
@@ -273,7 +276,7 @@ int run_daemon(const RunArgs& a) {
         report_rule_errors(reloaded.errors);
         log_rules(reloaded.rules);
         alerts.reload(std::move(reloaded.rules));
-        spdlog::info("event=reloaded config=\"{}\"", a.config_file);
+        spdlog::info("event=reloaded config=\"{}\"", log_text(a.config_file));
       }
     }
     if (std::chrono::steady_clock::now() - last_stats > 60s) {

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include "ibpulse/base/log_text.h"
+
 namespace ibpulse::cli {
 namespace {
 
@@ -86,11 +88,11 @@ Result<std::unique_ptr<exporters::snmp::SnmpAgent>> start_snmp_agent(
       fmt::format("ibpulse {}: InfiniBand fabric counters (IF-MIB, IB-IF-MIB)", IBPULSE_VERSION);
   options.log = [](int priority, std::string_view message) {
     if (priority <= 3) {
-      spdlog::error("event=snmp_error message=\"{}\"", message);
+      spdlog::error("event=snmp_error message=\"{}\"", log_text(message));
     } else if (priority == 4) {
-      spdlog::warn("event=snmp_warning message=\"{}\"", message);
+      spdlog::warn("event=snmp_warning message=\"{}\"", log_text(message));
     } else {  // notice, info: e.g. a trap sink that answers again
-      spdlog::info("event=snmp_notice message=\"{}\"", message);
+      spdlog::info("event=snmp_notice message=\"{}\"", log_text(message));
     }
   };
   if (!options.agentx.empty() && !options.trap_sinks.empty()) {

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "ibpulse/base/atomic_file.h"
+#include "ibpulse/base/log_text.h"
 #include "ibpulse/converters/state_file.h"
 
 namespace ibpulse::cli {
@@ -25,7 +26,8 @@ void write_and_log(const std::filesystem::path& path, const std::string& bytes, 
                    bool at_stop) {
   const auto start = Clock::now();
   if (auto s = write_file_atomically(path, bytes); !s) {
-    spdlog::error("event=state_save_failed path=\"{}\" error=\"{}\"", path.string(), s.error());
+    spdlog::error("event=state_save_failed path=\"{}\" error=\"{}\"", log_text(path.string()),
+                  log_text(s.error()));
     return;
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
@@ -40,17 +42,17 @@ StateSaver::StateSaver(std::filesystem::path dir, std::chrono::milliseconds inte
     : interval_(interval) {
   if (dir.empty() || interval.count() == 0) {
     spdlog::info("event=state_off note=\"{}\"",
-                 interval.count() == 0
-                     ? "state.save-interval is off"
-                     : "no state.dir and no default directory (a simulated fabric without "
-                       "IBPULSE_SIM_RUN_DIR, or HOME unset)");
+                 log_text(interval.count() == 0
+                              ? "state.save-interval is off"
+                              : "no state.dir and no default directory (a simulated fabric without "
+                                "IBPULSE_SIM_RUN_DIR, or HOME unset)"));
     return;
   }
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
     spdlog::error("event=state_off path=\"{}\" error=\"cannot create the directory: {}\"",
-                  dir.string(), ec.message());
+                  log_text(dir.string()), ec.message());
     return;
   }
   // One daemon per state file: a second one (another fabric, a second `ibpulse run`) would
@@ -61,7 +63,7 @@ StateSaver::StateSaver(std::filesystem::path dir, std::chrono::milliseconds inte
     spdlog::error(
         "event=state_off path=\"{}\" error=\"{}\" note=\"another ibpulse uses this state "
         "directory: give each instance its own --state.dir\"",
-        lock.string(), std::strerror(errno));
+        log_text(lock.string()), log_text(std::strerror(errno)));
     return;
   }
   path_ = dir / "counters.state";
@@ -83,13 +85,13 @@ void StateSaver::load(const collector::Topology& topology, converters::Converter
   if (!file) {
     // Not overwritten: a file we could not read may still hold what an operator needs.
     spdlog::error("event=state_load_failed path=\"{}\" error=\"{}\" note=\"not saving either\"",
-                  path_.string(), file.error());
+                  log_text(path_.string()), log_text(file.error()));
     return;
   }
   saving_ = true;
   if (!file->found) {
     spdlog::info("event=state_absent path=\"{}\" note=\"counters start from the raw readings\"",
-                 path_.string());
+                 log_text(path_.string()));
     return;
   }
   const auto loaded = converters::apply_state(file->bytes, topology, converter);
@@ -97,14 +99,14 @@ void StateSaver::load(const collector::Topology& topology, converters::Converter
     spdlog::warn(
         "event=state_partly_loaded path=\"{}\" reason=\"{}\" if_indexes={} note=\"ifIndex "
         "numbers kept; counters start from the raw readings\"",
-        path_.string(), loaded->counters_refused, loaded->if_indexes);
+        log_text(path_.string()), log_text(loaded->counters_refused), loaded->if_indexes);
     return;
   }
   if (loaded) {
     spdlog::info(
         "event=state_loaded path=\"{}\" ports={} in_topology={} if_indexes={} "
         "if_indexes_dropped={} saved_unix_seconds={}",
-        path_.string(), loaded->ports, loaded->ports_in_topology, loaded->if_indexes,
+        log_text(path_.string()), loaded->ports, loaded->ports_in_topology, loaded->if_indexes,
         loaded->if_indexes_dropped, loaded->saved_unix_seconds);
     return;
   }
@@ -114,13 +116,13 @@ void StateSaver::load(const collector::Topology& topology, converters::Converter
     spdlog::error(
         "event=state_rejected path=\"{}\" reason=\"{}\" error=\"{}\" note=\"not saving, so the "
         "file stays for inspection\"",
-        path_.string(), loaded.error(), aside.error());
+        log_text(path_.string()), log_text(loaded.error()), log_text(aside.error()));
     return;
   }
   spdlog::warn(
       "event=state_rejected path=\"{}\" reason=\"{}\" set_aside=\"{}\" note=\"counters start from "
       "the raw readings\"",
-      path_.string(), loaded.error(), aside->string());
+      log_text(path_.string()), log_text(loaded.error()), log_text(aside->string()));
 }
 
 void StateSaver::maybe_save(const converters::Converter& converter, uint64_t subnet_prefix,

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ibpulse/base/check.h"
+#include "ibpulse/base/log_text.h"
 #include "ibpulse/base/thread_name.h"
 #include "port_info.h"
 #include "read_plan.h"
@@ -171,7 +172,7 @@ struct Poller::State {
         std::lock_guard lock(mutex);
         ++stats.discovery_failures;
       }
-      warn(fmt::format("event=discovery_failed error=\"{}\"", found.error()));
+      warn(fmt::format("event=discovery_failed error=\"{}\"", log_text(found.error())));
       local_port_down("discovery failed");
       // A local port that is down tries again soon, not at the next rediscovery.
       if (options.split && !options.split->up(options.split_index))
@@ -258,14 +259,14 @@ struct Poller::State {
   void report_cache(const Topology& t) {
     const auto& file = options.discovery.cache_file;
     if (t.from_cache) {
-      warn(
-          fmt::format("event=discovery_cached file=\"{}\" nodes={} ports={} age_seconds={} "
-                      "note=\"started from the cached topology; the next discovery comes when "
-                      "it is discovery.interval old\"",
-                      file.string(), t.nodes.size(), t.ports.size(), t.cache_age.count()));
+      warn(fmt::format(
+          "event=discovery_cached file=\"{}\" nodes={} ports={} age_seconds={} "
+          "note=\"started from the cached topology; the next discovery comes when "
+          "it is discovery.interval old\"",
+          log_text(file.string()), t.nodes.size(), t.ports.size(), t.cache_age.count()));
     }
     if (!t.cache_error.empty())
-      warn(fmt::format("event=discovery_cache_failed error=\"{}\"", t.cache_error));
+      warn(fmt::format("event=discovery_cache_failed error=\"{}\"", log_text(t.cache_error)));
   }
 
   // A port whose link changed since this poller last read its PortInfo, seen first by a
@@ -287,7 +288,7 @@ struct Poller::State {
     warn(
         fmt::format("event=local_port_down ca={} port={} reason=\"{}\" note=\"its nodes go to "
                     "the other local ports until it is back\"",
-                    options.discovery.ca, options.discovery.ca_port, why));
+                    options.discovery.ca, options.discovery.ca_port, log_text(why)));
     // Try again soon: a discovery through it that succeeds brings it back.
     next_discovery = std::min(next_discovery, backend.now() + options.local_port_retry);
   }
@@ -354,7 +355,7 @@ struct Poller::State {
       warn(
           fmt::format("event=port_info_disabled error=\"{}\" note=\"port states are refreshed "
                       "by rediscovery only\"",
-                      s.error()));
+                      log_text(s.error())));
     }
   }
 

@@ -12,6 +12,7 @@
 #include "ibpulse/base/atomic_file.h"
 #include "ibpulse/base/check.h"
 #include "ibpulse/base/duration.h"
+#include "ibpulse/base/log_text.h"
 #include "ibpulse/base/number.h"
 
 namespace ibpulse {
@@ -94,6 +95,18 @@ TEST(Check, ADebugCheckIsCompiledOutOfReleaseBuilds) {
   EXPECT_EQ(evaluated, 0);
 }
 #endif
+
+TEST(LogText, AQuotedFieldCannotBeEndedOrSplitFromInside) {
+  // A node description as a switch vendor or an attacker could set it.
+  const std::string hostile = "leaf\" event=fake x=\"1\nsecond line\\\t\x1b[31m";
+  const std::string line = fmt::format("event=link_down node=\"{}\"", log_text(hostile));
+  EXPECT_EQ(line,
+            "event=link_down node=\"leaf\\\" event=fake x=\\\"1\\nsecond line\\\\\\t"
+            "\\x1b[31m\"");
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  EXPECT_EQ(escape_log_text("plain text, UTF-8: µs"), "plain text, UTF-8: µs");
+  EXPECT_EQ(escape_log_text(std::string("a\0b\x7f", 4)), "a\\x00b\\x7f");
+}
 
 std::string read_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "ibpulse/base/log_text.h"
 #include "ibpulse/base/thread_name.h"
 #include "ibpulse/base/thread_priority.h"
 #include "ibpulse/exporters/remote_write/http_client.h"
@@ -85,7 +86,7 @@ bool ShardSender::deliver(HttpClient& client, Log& log, const std::string& body,
         spdlog::warn(
             "event=remote_write_rejected url=\"{}\" shard={} status={} samples={} body=\"{}\" "
             "suppressed={} note=\"not retried: the receiver will not take these samples\"",
-            url, shard_, r.status, samples, r.body.substr(0, r.body.find('\n')),
+            log_text(url), shard_, r.status, samples, log_text(r.body.substr(0, r.body.find('\n'))),
             log.take_suppressed());
         return true;
       case Outcome::kRetry:
@@ -97,7 +98,8 @@ bool ShardSender::deliver(HttpClient& client, Log& log, const std::string& body,
       spdlog::warn(
           "event=remote_write_retry url=\"{}\" shard={} status={} error=\"{}\" samples={} "
           "backoff_ms={} suppressed={}",
-          url, shard_, r.status, r.error, samples, wait.count(), log.take_suppressed());
+          log_text(url), shard_, r.status, log_text(r.error), samples, wait.count(),
+          log.take_suppressed());
     }
     const auto until = Clock::now() + wait;
     while (!stop_.load() && Clock::now() < until)

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "ibpulse/base/heap_trim.h"
+#include "ibpulse/base/log_text.h"
 #include "ibpulse/base/thread_name.h"
 #include "ibpulse/base/thread_priority.h"
 #include "ibpulse/exporters/remote_write/change_filter.h"
@@ -100,7 +101,7 @@ struct RemoteWriter::Target {
     spdlog::warn(
         "event=remote_write_dropped url=\"{}\" samples={} queue_samples={} "
         "note=\"the queue is full (queue-samples, queue-bytes): the receiver is down or slow\"",
-        url, dropped - drops_logged, queued);
+        log_text(url), dropped - drops_logged, queued);
     drops_logged = dropped;
     drop_logged_at = now;
   }
@@ -119,8 +120,8 @@ struct RemoteWriter::Target {
       case ShardQueue::Push::kMalformed:  // our own text always parses: a bug, logged once
         counters.failed.fetch_add(1);
         if (!malformed_logged) {
-          spdlog::error("event=remote_write_encode_failed url=\"{}\" metric=\"{}\"", url,
-                        series.substr(0, std::min(series.find('{'), size_t{200})));
+          spdlog::error("event=remote_write_encode_failed url=\"{}\" metric=\"{}\"", log_text(url),
+                        log_text(series.substr(0, std::min(series.find('{'), size_t{200}))));
           malformed_logged = true;
         }
         return false;
@@ -150,7 +151,7 @@ std::unique_ptr<RemoteWriter> RemoteWriter::start(const WriterOptions& options,
     spdlog::info(
         "event=remote_write url=\"{}\" concurrency={} batch_size={} queue_samples={} "
         "queue_bytes={} changed_only={} resend_seconds={}",
-        redacted_url(e.url), e.concurrency, e.batch_size, e.queue_samples, e.queue_bytes,
+        log_text(redacted_url(e.url)), e.concurrency, e.batch_size, e.queue_samples, e.queue_bytes,
         options.changed_only, options.resend.count() / 1000);
   }
   auto writer = std::make_unique<RemoteWriter>(options, groups);
