@@ -361,7 +361,8 @@ const std::vector<KeyDef>& key_defs() {
         "Export the PortInfo gauges, utilisation, read age, saturation and port info", "true"},
        boolean(IBPULSE_FIELD(collect.link))},
       {{"snmp.listen",
-        "Address of the SNMP agent, host:port (UDP); 0.0.0.0:161 in production needs "
+        "Address of the SNMP agent: HOST:PORT (UDP), [IPV6]:PORT, or net-snmp's "
+        "udp:/udp6:/tcp:/tcp6: forms (udp6:[::1]:161); 0.0.0.0:161 in production needs "
         "CAP_NET_BIND_SERVICE; off: no agent",
         std::string(exporters::snmp::kDefaultListen)},
        text(IBPULSE_FIELD(snmp.listen))},
@@ -371,7 +372,8 @@ const std::vector<KeyDef>& key_defs() {
         ""},
        strings(IBPULSE_FIELD(snmp.communities))},
       {{"snmp.sources",
-        "Where v1/v2c requests may come from: default (anywhere) or IPv4 address[/prefix] (list)",
+        "Where v1/v2c requests may come from: default (anywhere, IPv4 and IPv6) or an IPv4 or "
+        "IPv6 address[/prefix] (list)",
         "default"},
        strings(IBPULSE_FIELD(snmp.sources))},
       {{"snmp.users",
@@ -395,8 +397,9 @@ const std::vector<KeyDef>& key_defs() {
         "ib"},
        text(IBPULSE_FIELD(snmp.agentx_context))},
       {{"snmp.trap-sink",
-        "Notification receivers sent v2c traps with snmp.trap-community, host[:port] (list; "
-        "port 162 by default); works whether or not v2c reads are enabled",
+        "Notification receivers sent v2c traps with snmp.trap-community, HOST[:PORT], "
+        "[IPV6][:PORT] or net-snmp's udp:/udp6:/tcp:/tcp6: forms (list; port 162 by default); "
+        "works whether or not v2c reads are enabled",
         ""},
        strings(IBPULSE_FIELD(trap_sink_addresses))},
       {{"snmp.trap-community", "Community of the snmp.trap-sink traps", "public"},

@@ -20,6 +20,7 @@
 #include <regex>
 
 #include "daemon_client.h"
+#include "eventually.h"
 #include "ibpulse/sim/process.h"
 #include "sim_fabric.h"
 #include "snmp_client.h"
@@ -440,6 +441,40 @@ TEST(Snmp, AgentXSubagentServesTheFabricInItsOwnContextOnly) {
 }
 
 // Bad SNMP settings stop the start with an error naming the key and the problem.
+// net-snmp's own address syntax, IPv6 included: the same objects over udp6 (fabric and node
+// contexts, v2c community@context mapped for IPv6 too) and over TCP.
+TEST(Snmp, ServesOverIpv6AndTcpInNetSnmpsAddressSyntax) {
+  const std::string if_number = " 1.3.6.1.2.1.2.1.0";
+  std::string over_ipv4;
+  {
+    Daemon d(fabric(), {"--snmp.community", "public", "--snmp.listen", "127.0.0.1:0",
+                        "--state.save-interval", "off"});
+    ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+    over_ipv4 = parse_varbinds(snmp_tool("snmpget -v2c -c public -On -Oq 127.0.0.1:" +
+                                         std::to_string(d.snmp_port()) + if_number)
+                                   .out)[".1.3.6.1.2.1.2.1.0"];
+    ASSERT_FALSE(over_ipv4.empty());
+  }
+  for (const std::string listen : {"udp6:[::1]:0", "[::1]:0", "tcp:127.0.0.1:0"}) {
+    Daemon d(fabric(), {"--snmp.community", "public", "--snmp.listen", listen,
+                        "--state.save-interval", "off"});
+    ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+    const std::string port = std::to_string(d.snmp_port());
+    const std::string target =
+        listen.starts_with("tcp") ? "tcp:127.0.0.1:" + port : "udp6:[::1]:" + port;
+    SnmpToolRun got = snmp_tool("snmpget -v2c -c public -On -Oq -t 2 " + target + if_number);
+    ASSERT_EQ(got.status, 0) << listen << ": " << got.out;
+    EXPECT_EQ(parse_varbinds(got.out)[".1.3.6.1.2.1.2.1.0"], over_ipv4) << listen;
+    // A node context, reached with COMMUNITY@CONTEXT (registered with the first snapshot).
+    const std::string node_get = "snmpget -v2c -c public@" + guid_context("Hca3") +
+                                 " -On -Oq -t 1 -r 0 " + target + " 1.3.6.1.2.1.1.5.0";
+    EXPECT_TRUE(eventually(
+        [&] { return parse_varbinds(snmp_tool(node_get).out)[".1.3.6.1.2.1.1.5.0"] == "Hca3"; },
+        20s))
+        << listen << ": " << snmp_tool(node_get).out;
+  }
+}
+
 TEST(Snmp, BadSettingsAreClearErrors) {
   const auto run = [](std::vector<std::string> args) {
     args.insert(args.begin(), {IBPULSE_BINARY_FOR_TESTS, "run", "--exit-after-sweeps", "1",
@@ -461,7 +496,19 @@ TEST(Snmp, BadSettingsAreClearErrors) {
   out = run({"--snmp.community", "pub@lic"});
   EXPECT_NE(out.err.find("SNMP community 'pub@lic'"), std::string::npos) << out.err;
   out = run({"--snmp.listen", "localhost"});
-  EXPECT_NE(out.err.find("bad SNMP listen address 'localhost': want host:port"), std::string::npos)
+  EXPECT_NE(out.err.find("SNMP listen address 'localhost': the port is missing; write HOST:PORT, "
+                         "[IPV6]:PORT, or udp:, udp6:, tcp:, tcp6:"),
+            std::string::npos)
+      << out.err;
+  out = run({"--snmp.listen", "::1:161"});
+  EXPECT_NE(out.err.find("'::1:161': an IPv6 address needs brackets"), std::string::npos)
+      << out.err;
+  out = run({"--snmp.listen", "sctp:127.0.0.1:161"});
+  EXPECT_NE(out.err.find("unknown transport 'sctp:'"), std::string::npos) << out.err;
+  out = run({"--snmp.listen", "unix:/tmp/agent"});
+  EXPECT_NE(out.err.find("unix: is for AgentX only"), std::string::npos) << out.err;
+  out = run({"--snmp.trap-sink", "udp6:::1"});
+  EXPECT_NE(out.err.find("trap sink 'udp6:::1': an IPv6 address needs brackets"), std::string::npos)
       << out.err;
   out = run({"--snmp.community", "public", "--snmp.sources", "10.0.0.0/33"});
   EXPECT_NE(out.err.find("SNMP source '10.0.0.0/33'"), std::string::npos) << out.err;

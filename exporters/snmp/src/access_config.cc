@@ -14,7 +14,8 @@ std::string quoted(const std::string& s) {
   return "\"" + s + "\"";  // validate() refuses quotes and newlines inside
 }
 
-// "default" or "a.b.c.d[/bits]" as a network and mask.
+// "default" or "a.b.c.d[/bits]" as an IPv4 network and mask; false for anything else (an IPv6
+// source included).
 bool parse_source(const std::string& source, in_addr& network, in_addr& mask) {
   if (source == "default") {
     network.s_addr = 0;
@@ -37,6 +38,26 @@ bool parse_source(const std::string& source, in_addr& network, in_addr& mask) {
   return true;
 }
 
+// "default" or an IPv6 address[/bits]: the sources of IPv6 requests (com2sec6).
+bool ipv6_source(const std::string& source) {
+  if (source == "default") return true;
+  const size_t slash = source.find('/');
+  in6_addr ignored{};
+  if (inet_pton(AF_INET6, source.substr(0, slash).c_str(), &ignored) != 1) return false;
+  if (slash == std::string::npos) return true;
+  const std::string b = source.substr(slash + 1);
+  return !b.empty() && b.size() <= 3 && b.find_first_not_of("0123456789") == std::string::npos &&
+         std::stoi(b) <= 128;
+}
+
+// One com2sec6 mapping, added at run time as the config line would add it.
+void add_ipv6_mapping(const std::string& context, const std::string& source,
+                      const std::string& community) {
+  std::string param = context.empty() ? "" : "-Cn " + context + " ";
+  param += fmt::format("{} {} {}", kCommunitySecName, source, community);
+  netsnmp_udp6_parse_security("com2sec6", param.data());
+}
+
 }  // namespace
 
 std::vector<std::string> access_lines(const AgentOptions& options) {
@@ -45,8 +66,13 @@ std::vector<std::string> access_lines(const AgentOptions& options) {
   std::vector<std::string> lines = {"view ibpulseAll included .1"};
   if (!options.communities.empty()) {
     for (const std::string& source : options.sources) {
-      for (const std::string& community : options.communities)
-        lines.push_back(fmt::format("com2sec {} {} {}", kCommunitySecName, source, community));
+      in_addr network{}, mask{};
+      for (const std::string& community : options.communities) {
+        if (parse_source(source, network, mask))  // IPv4 requests
+          lines.push_back(fmt::format("com2sec {} {} {}", kCommunitySecName, source, community));
+        if (ipv6_source(source))  // IPv6 requests ("default": both)
+          lines.push_back(fmt::format("com2sec6 {} {} {}", kCommunitySecName, source, community));
+      }
     }
     lines.push_back(fmt::format("group ibpulseCommunities v1 {}", kCommunitySecName));
     lines.push_back(fmt::format("group ibpulseCommunities v2c {}", kCommunitySecName));
@@ -65,27 +91,12 @@ std::vector<std::string> access_lines(const AgentOptions& options) {
   return lines;
 }
 
-Result<std::string> transport_spec(const std::string& listen) {
-  const size_t colon = listen.rfind(':');
-  if (colon == std::string::npos || colon == 0)
-    return Err("bad SNMP listen address '{}': want host:port", listen);
-  const std::string host = listen.substr(0, colon);
-  const std::string port = listen.substr(colon + 1);
-  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != port.npos ||
-      std::stoul(port) > 65535) {
-    return Err("bad SNMP listen address '{}': port must be 0 to 65535", listen);
-  }
-  in_addr ignored{};
-  if (inet_pton(AF_INET, host.c_str(), &ignored) != 1)
-    return Err("bad SNMP listen address '{}': want an IPv4 address, e.g. 0.0.0.0:161", listen);
-  return fmt::format("udp:{}", listen);
-}
-
 void ContextCommunities::set(const std::vector<std::string>& contexts) {
   clear();
+  set_ipv6(contexts);
   for (const std::string& source : options_.sources) {
     in_addr network{}, mask{};
-    if (!parse_source(source, network, mask)) continue;  // validate() refused it before
+    if (!parse_source(source, network, mask)) continue;  // an IPv6 source: set_ipv6()
     for (const std::string& community : options_.communities) {
       for (const std::string& context : contexts) {
         com2SecEntry* entry = nullptr;
@@ -106,9 +117,23 @@ void ContextCommunities::clear() {
   entries_.clear();
 }
 
+// net-snmp keeps IPv6 mappings in a list it can only drop whole: the default context's
+// (access_lines) are added back with the nodes'.
+void ContextCommunities::set_ipv6(const std::vector<std::string>& contexts) {
+  netsnmp_udp6_com2Sec6List_free();
+  for (const std::string& source : options_.sources) {
+    if (!ipv6_source(source)) continue;
+    for (const std::string& community : options_.communities) {
+      add_ipv6_mapping("", source, community);
+      for (const std::string& context : contexts)
+        add_ipv6_mapping(context, source, community + "@" + context);
+    }
+  }
+}
+
 bool valid_source(const std::string& source) {
   in_addr network{}, mask{};
-  return parse_source(source, network, mask);
+  return parse_source(source, network, mask) || ipv6_source(source);
 }
 
 }  // namespace ibpulse::exporters::snmp::detail

@@ -19,11 +19,8 @@ namespace ibpulse::exporters::snmp::detail {
 // (v1, v2c, from `sources`) and for the SNMPv3 users (authPriv only).
 std::vector<std::string> access_lines(const AgentOptions& options);
 
-// "default" or an IPv4 address[/prefix length].
+// "default" (IPv4 and IPv6), or an IPv4 or IPv6 address[/prefix length].
 bool valid_source(const std::string& source);
-
-// "127.0.0.1:1161" -> "udp:127.0.0.1:1161"; errors name the address.
-Result<std::string> transport_spec(const std::string& listen);
 
 // `COMMUNITY@CONTEXT` for every community and node context: net-snmp has no wildcard for it, so
 // the agent replaces the mappings whenever the set of nodes changes.
@@ -39,6 +36,7 @@ class ContextCommunities {
 
  private:
   void clear();
+  void set_ipv6(const std::vector<std::string>& contexts);
   const AgentOptions& options_;
   std::vector<com2SecEntry_s*> entries_;
 };

@@ -25,6 +25,7 @@
 #include "notification.h"
 #include "notifier.h"
 #include "request_handler.h"
+#include "transport.h"
 
 namespace ibpulse::exporters::snmp {
 namespace {
@@ -35,22 +36,33 @@ constexpr const char* kAppName = "ibpulse";
 // snmp_shutdown() frees client arguments it still holds (clear_callback).
 std::atomic<SnmpAgent::Impl*> g_logging_agent{nullptr};
 
-// Why net-snmp could not open `listen`: it only says "Error opening specified endpoint".
-std::string bind_failure(const std::string& listen) {
-  const size_t colon = listen.rfind(':');
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(std::stoul(listen.substr(colon + 1))));
-  if (inet_pton(AF_INET, listen.substr(0, colon).c_str(), &address.sin_addr) != 1)
-    return "bad address";
-  const int fd = socket(AF_INET, SOCK_DGRAM, 0);
-  if (fd < 0) return "cannot open a UDP socket";
-  const int rc = bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address);
+// Why net-snmp could not open the listening address: it only says "Error opening specified
+// endpoint". Binds a socket of the same kind to find out.
+std::string bind_failure(const detail::Transport& t) {
+  sockaddr_storage address{};
+  socklen_t length = 0;
+  if (t.ipv6()) {
+    auto* a6 = reinterpret_cast<sockaddr_in6*>(&address);
+    a6->sin6_family = AF_INET6;
+    a6->sin6_port = htons(t.port);
+    if (inet_pton(AF_INET6, t.host.c_str(), &a6->sin6_addr) != 1) return "bad address";
+    length = sizeof(sockaddr_in6);
+  } else {
+    auto* a4 = reinterpret_cast<sockaddr_in*>(&address);
+    a4->sin_family = AF_INET;
+    a4->sin_port = htons(t.port);
+    if (inet_pton(AF_INET, t.host.c_str(), &a4->sin_addr) != 1) return "bad address";
+    length = sizeof(sockaddr_in);
+  }
+  const int fd = socket(address.ss_family, t.stream() ? SOCK_STREAM : SOCK_DGRAM, 0);
+  if (fd < 0) return fmt::format("cannot open a socket: {}", std::strerror(errno));
+  const int rc = bind(fd, reinterpret_cast<const sockaddr*>(&address), length);
   const int error = errno;
   close(fd);
   if (rc == 0) return "net-snmp could not open it";
   if (error == EADDRINUSE) return "address in use";
   if (error == EACCES) return "permission denied (ports below 1024 need CAP_NET_BIND_SERVICE)";
+  if (error == EADDRNOTAVAIL) return "no interface of this host has that address";
   return std::strerror(error);
 }
 
@@ -178,7 +190,7 @@ struct SnmpAgent::Impl {
                    static_cast<u_int>(snmpv3_local_snmpEngineTime()), TRUE);
   }
 
-  Status init(const std::string& transport) {
+  Status init(const detail::Transport& transport) {
     snmp_disable_log();
     snmp_enable_calllog();
     g_logging_agent.store(this);
@@ -193,12 +205,13 @@ struct SnmpAgent::Impl {
                            NETSNMP_DS_AGENT_DONT_LOG_TCPWRAPPERS_CONNECTS, 1);
     if (subagent) {
       netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_X_SOCKET,
-                            options.agentx.c_str());
+                            transport.spec().c_str());
       // Reconnect soon after the master restarts (snmpd drops a subagent's subtrees meanwhile).
       netsnmp_ds_set_int(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_AGENTX_PING_INTERVAL, 5);
       state.fabric_context = options.agentx_context;
     } else {
-      netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_PORTS, transport.c_str());
+      netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_PORTS,
+                            transport.spec().c_str());
     }
     // Our own directory for everything: no /etc/snmp file changes what the agent does.
     netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_PERSISTENT_DIR,
@@ -245,7 +258,7 @@ struct SnmpAgent::Impl {
       if (!boots.ok()) return Error{boots.error()};
       set_engine_boots(*boots);
       if (init_master_agent() != 0)
-        return Err("cannot listen on {}: {}", options.listen, bind_failure(options.listen));
+        return Err("cannot listen on {}: {}", options.listen, bind_failure(transport));
       port = bound_port();
       fast_path.state = &state;
       fast_path.subtrees = served_subtrees();
@@ -262,10 +275,12 @@ struct SnmpAgent::Impl {
     if (main_session == nullptr) return 0;
     netsnmp_transport* t = snmp_sess_transport(snmp_sess_pointer(main_session));
     if (t == nullptr) return 0;
-    sockaddr_in address{};
+    sockaddr_storage address{};
     socklen_t length = sizeof address;
     if (getsockname(t->sock, reinterpret_cast<sockaddr*>(&address), &length) != 0) return 0;
-    return ntohs(address.sin_port);
+    if (address.ss_family == AF_INET6)
+      return ntohs(reinterpret_cast<const sockaddr_in6*>(&address)->sin6_port);
+    return ntohs(reinterpret_cast<const sockaddr_in*>(&address)->sin_port);
   }
 
   bool register_context(const std::string& name) {
@@ -399,8 +414,11 @@ struct SnmpAgent::Impl {
 Result<std::unique_ptr<SnmpAgent>> SnmpAgent::start(AgentOptions options,
                                                     const converters::SnapshotStore* snapshots) {
   if (Status valid = validate(options); !valid.ok()) return Error{valid.error()};
-  Result<std::string> transport = options.agentx.empty() ? detail::transport_spec(options.listen)
-                                                         : Result<std::string>(std::string());
+  Result<detail::Transport> transport =
+      options.agentx.empty()
+          ? detail::parse_transport(options.listen, detail::TransportUse::kListen,
+                                    "SNMP listen address")
+          : detail::parse_transport(options.agentx, detail::TransportUse::kAgentX, "AgentX master");
   if (!transport.ok()) return Error{transport.error()};
   static std::atomic<bool> running{false};
   if (running.exchange(true)) return Err("an SNMP agent already runs in this process");

@@ -9,6 +9,7 @@
 #include <net-snmp/net-snmp-includes.h>
 #include <net-snmp/agent/net-snmp-agent-includes.h>
 #include <net-snmp/library/snmpUDPDomain.h>
+#include <net-snmp/library/snmpUDPIPv6Domain.h>
 // clang-format on
 
 extern "C" {
@@ -21,6 +22,8 @@ void init_vacm_vars(void);
 void init_snmpEngine(void);
 void init_snmpMPDStats(void);
 void init_usmStats(void);
+// snmplib/transports/snmpUDPIPv6Domain.c: drops every com2sec6 mapping (exported, not declared).
+void netsnmp_udp6_com2Sec6List_free(void);
 // agent/snmp_agent.c: the session the master agent listens on.
 extern netsnmp_session* main_session;
 }

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "net_snmp.h"
+#include "transport.h"
 #include "varbind_codec.h"
 
 namespace ibpulse::exporters::snmp::detail {
@@ -14,8 +15,10 @@ namespace {
 constexpr size_t kInFlight = 8;  // informs awaiting acknowledgement, per sink
 constexpr std::chrono::seconds kFirstBackoff{1}, kMaxBackoff{10};
 
+// net-snmp's form of a sink's address (validate() accepted it before).
 std::string peername(const std::string& address) {
-  return "udp:" + address + (address.find(':') == std::string::npos ? ":162" : "");
+  auto t = parse_transport(address, TransportUse::kSink, "trap sink");
+  return t ? t->spec() : address;
 }
 
 std::vector<u_char> engine_bytes(const std::string& hex) {  // "0x..."

@@ -7,6 +7,7 @@
 
 #include "access_config.h"
 #include "ibpulse/exporters/snmp/agent.h"
+#include "transport.h"
 
 namespace ibpulse::exporters::snmp {
 namespace {
@@ -51,26 +52,6 @@ Status validate_user(const SnmpUser& u) {
   return Ok{};
 }
 
-// host[:port], IPv4 address or host name.
-Status validate_address(const std::string& address) {
-  const size_t colon = address.rfind(':');
-  const std::string host = address.substr(0, colon);
-  bool ok =
-      !host.empty() && host.size() <= 253 && host.find(':') == std::string::npos &&
-      std::all_of(host.begin(), host.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_';
-      });
-  if (ok && colon != std::string::npos) {
-    const std::string port = address.substr(colon + 1);
-    ok = !port.empty() && port.size() <= 5 &&
-         port.find_first_not_of("0123456789") == std::string::npos && std::stoul(port) > 0 &&
-         std::stoul(port) <= 65535;
-  }
-  if (!ok)
-    return Err("trap sink '{}': want host:port (IPv4 address or name; port 1-65535)", address);
-  return Ok{};
-}
-
 bool same_user(const SnmpUser& a, const SnmpUser& b) {
   return a.name == b.name && a.auth_protocol == b.auth_protocol &&
          a.auth_password == b.auth_password && a.priv_protocol == b.priv_protocol &&
@@ -80,7 +61,10 @@ bool same_user(const SnmpUser& a, const SnmpUser& b) {
 }  // namespace
 
 Status validate(const TrapSink& sink) {
-  if (Status s = validate_address(sink.address); !s.ok()) return s;
+  if (auto t = detail::parse_transport(sink.address, detail::TransportUse::kSink, "trap sink");
+      !t) {
+    return Error{t.error()};
+  }
   if (sink.timeout.count() <= 0 || sink.timeout > std::chrono::minutes(1))
     return Err("trap sink {}: timeout must be from 1ms to 1m", sink.address);
   if (sink.retries > 20) return Err("trap sink {}: retries must be 0 to 20", sink.address);
@@ -106,7 +90,7 @@ Status validate(const AgentOptions& options) {
   }
   for (const std::string& source : options.sources) {
     if (!detail::valid_source(source))
-      return Err("SNMP source '{}': want 'default' or an IPv4 address[/prefix]", source);
+      return Err("SNMP source '{}': want 'default' or an IPv4 or IPv6 address[/prefix]", source);
   }
   for (const SnmpUser& user : options.users) {
     if (Status s = validate_user(user); !s.ok()) return s;
