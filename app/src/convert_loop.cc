@@ -51,6 +51,11 @@ void log_vl_totals(collector::PortKey key, const converters::PortVlTraffic& t) {
   }
 }
 
+converters::ConverterOptions held_clears(converters::ConverterOptions options) {
+  options.hold_clears = true;  // released by pass_on_clears()
+  return options;
+}
+
 }  // namespace
 
 ConvertLoop::ConvertLoop(const DaemonConfig& config, std::vector<collector::SampleRing*> rings,
@@ -61,7 +66,7 @@ ConvertLoop::ConvertLoop(const DaemonConfig& config, std::vector<collector::Samp
       store_(store),
       publish_interval_(config.publish_interval),
       foreign_clear_window_(config.foreign_clear_window),
-      converter_(config.converter, &clears),
+      converter_(held_clears(config.converter), &clears),
       state_(
           config.state_dir.empty() ? default_state_dir() : std::filesystem::path(config.state_dir),
           config.state_save_interval) {}
@@ -199,6 +204,7 @@ void ConvertLoop::run(const std::atomic<bool>& stop) {
       std::lock_guard lock(mutex_);
       stats_ = converter_.stats();
     }
+    pass_on_clears();
     if (topology_) state_.maybe_save(converter_, topology_->subnet_prefix, now);
     report_foreign_clears(now);
     if (n == 0) std::this_thread::sleep_for(5ms);
@@ -210,6 +216,30 @@ void ConvertLoop::run(const std::atomic<bool>& stop) {
   report_foreign_clears(Clock::now(), true);
   std::lock_guard lock(mutex_);
   stats_ = converter_.stats();
+}
+
+void ConvertLoop::pass_on_clears() {
+  auto asked = converter_.take_held_clears();
+  held_clears_.insert(held_clears_.end(), asked.begin(), asked.end());
+  if (!state_.saving() || !topology_) {  // no state file: nothing to wait for
+    held_clears_.insert(held_clears_.end(), awaiting_save_.begin(), awaiting_save_.end());
+    awaiting_save_.clear();
+    converter_.release_clears(held_clears_);
+    held_clears_.clear();
+    return;
+  }
+  if (!awaiting_save_.empty() && state_.finished_through() >= saved_for_) {
+    converter_.release_clears(awaiting_save_);
+    awaiting_save_.clear();
+  }
+  // One save covers every clear asked before it started; the ones asked while it is written
+  // wait for the next.
+  if (awaiting_save_.empty() && !held_clears_.empty()) {
+    if (const auto number = state_.start_save(converter_, topology_->subnet_prefix)) {
+      saved_for_ = *number;
+      awaiting_save_.swap(held_clears_);
+    }
+  }
 }
 
 // Every snapshot replaces the per-VL blocks of the ports whose counters moved (the old ones

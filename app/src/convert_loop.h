@@ -3,7 +3,10 @@
 // one producer) into the Converter, publishes a
 // snapshot every publish interval and logs what operators must know (foreign clears, our own
 // clears, latched counters). It also loads the state file at the first discovery and saves it
-// on an interval and at stop (state_saver.h).
+// on an interval and at stop (state_saver.h), and before our own clears go out: a clear erases
+// the counts the hardware held, so the reading that asked for it must be on disk first (a
+// SIGKILL or power loss right after the clear would otherwise lose the counts since the last
+// save).
 //
 // Thread safety: run() on one thread; set_topology(), update_port() and stats() from any.
 
@@ -41,6 +44,8 @@ class ConvertLoop {
   void report(const collector::RawSample& s, const converters::ApplyEvents& events);
   void take_topology();
   void trim_after_snapshots(converters::Clock::time_point now);  // malloc_trim, now and then
+  // Our own clears go to the pollers only once a save holds the readings that asked for them.
+  void pass_on_clears();
 
   std::vector<collector::SampleRing*> rings_;
   SampleLogger trace_sample_;
@@ -56,6 +61,9 @@ class ConvertLoop {
   converters::Clock::time_point last_trim_{};
   unsigned foreign_logged_ = 0;
   uint64_t published_ = 0;  // snapshots published: the next one's sequence number
+  std::vector<collector::ClearRequest> held_clears_;    // asked, no save started for them yet
+  std::vector<collector::ClearRequest> awaiting_save_;  // waiting for save number saved_for_
+  uint64_t saved_for_ = 0;
   // Foreign clears in the current window: several mean another manager clears counters.
   struct ForeignClearWindow {
     std::chrono::steady_clock::time_point start{};

@@ -132,9 +132,23 @@ void StateSaver::maybe_save(const converters::Converter& converter, uint64_t sub
   if (now < next_save_) return;
   next_save_ = now + interval_;
   wait_for_writer();  // one write at a time; an interval is far longer than a write
-  writer_ =
-      std::thread([path = path_, bytes = converters::encode_state(converter, subnet_prefix),
-                   ports = converter.port_count()] { write_and_log(path, bytes, ports, false); });
+  write_in_background(converters::encode_state(converter, subnet_prefix), converter.port_count());
+}
+
+std::optional<uint64_t> StateSaver::start_save(const converters::Converter& converter,
+                                               uint64_t subnet_prefix) {
+  if (!saving_ || writing()) return std::nullopt;
+  wait_for_writer();  // finished: joins at once
+  write_in_background(converters::encode_state(converter, subnet_prefix), converter.port_count());
+  return started_;
+}
+
+void StateSaver::write_in_background(std::string bytes, size_t ports) {
+  const uint64_t number = ++started_;
+  writer_ = std::thread([this, path = path_, bytes = std::move(bytes), ports, number] {
+    write_and_log(path, bytes, ports, false);
+    finished_.store(number, std::memory_order_release);
+  });
 }
 
 void StateSaver::save_soon(Clock::time_point now) {

@@ -5,8 +5,11 @@
 //
 // Thread safety: one thread (the converter's) calls everything.
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <optional>
+#include <string>
 #include <thread>
 
 #include "ibpulse/converters/converter.h"
@@ -33,10 +36,21 @@ class StateSaver {
   // Saves and waits (at stop).
   void save_now(const converters::Converter& converter, uint64_t subnet_prefix);
 
+  // Whether a state file is kept (loaded, and the directory is ours).
+  bool saving() const { return saving_; }
+  // Starts writing the state as it is now, unless a write is under way (then nothing: ask
+  // again later). Returns the save's number; finished_through() reaches it once the file is on
+  // disk, fsynced, or the write failed (logged).
+  std::optional<uint64_t> start_save(const converters::Converter& converter,
+                                     uint64_t subnet_prefix);
+  uint64_t finished_through() const { return finished_.load(std::memory_order_acquire); }
+
   const std::filesystem::path& path() const { return path_; }
 
  private:
   void wait_for_writer();
+  bool writing() const { return finished_through() < started_; }
+  void write_in_background(std::string bytes, size_t ports);
 
   std::filesystem::path path_;
   std::chrono::milliseconds interval_;
@@ -44,6 +58,8 @@ class StateSaver {
   bool saving_ = false;  // false until loaded, or when the file must not be overwritten
   std::chrono::steady_clock::time_point next_save_{};
   std::thread writer_;
+  uint64_t started_ = 0;               // saves started, numbered from 1
+  std::atomic<uint64_t> finished_{0};  // the last save written (or failed), by the writer
   int lock_fd_ = -1;  // flock held on <dir>/counters.lock while we own the directory
 };
 

@@ -345,7 +345,7 @@ ApplyEvents Converter::apply_at(const RawSample& s, uint32_t slot) {
     ++stats_.failed_samples;
     if (s.cleared != 0) {  // our Set got no answer: the old baseline stays, nothing is lost
       stats_.own_clears_failed += static_cast<uint64_t>(std::popcount(s.cleared));
-      clears_asked_.erase({s.port, static_cast<uint8_t>(slot_of(s.attribute))});
+      clears_asked_.erase(clear_key(s.port, s.attribute));
       events.clear_failed = true;
     }
     return events;
@@ -405,7 +405,7 @@ ApplyEvents Converter::apply_at(const RawSample& s, uint32_t slot) {
   }
   if (wide) p.own_clear_since_extended = false;
   if (s.cleared != 0) {
-    clears_asked_.erase({s.port, static_cast<uint8_t>(attribute_slot)});
+    clears_asked_.erase(clear_key(s.port, s.attribute));
     if (s.attribute == Attribute::kPortCounters) p.own_clear_since_extended = true;
   }
   events.clear_requested = maybe_ask_clear(s);
@@ -481,33 +481,6 @@ void Converter::note_clear_window(PortState& p, const RawSample& s, Clock::durat
     stats_.clear_window_lost_max +=
         static_cast<uint64_t>(static_cast<double>(p.rates[sinks[i].counter]) * seconds(dt) + 0.999);
   }
-}
-
-bool Converter::maybe_ask_clear(const RawSample& s) {
-  if (options_.clear_policy != ClearPolicy::kThreshold || clears_ == nullptr) return false;
-  if (s.attribute == Attribute::kPortCountersExtended) return false;  // 64-bit: never latches
-  const std::pair key{s.port, static_cast<uint8_t>(slot_of(s.attribute))};
-  const auto asked = clears_asked_.find(key);
-  if (asked != clears_asked_.end() && s.received - asked->second < options_.clear_retry) {
-    return false;  // one in flight
-  }
-  const auto fields = schema::fields_of(s.attribute);
-  uint64_t mask = 0;
-  for (size_t i = 0; i < fields.size() && i < s.field_count; ++i) {
-    if ((s.advertised >> i & 1) == 0 || (s.superseded >> i & 1) != 0) continue;
-    if (fields[i].width >= 64 || fields[i].select == schema::SelectMask::kNone) continue;
-    if (fill_ratio(s.values[i], fields[i].width) >= options_.clear_fraction) {
-      mask |= uint64_t{1} << i;
-    }
-  }
-  if (mask == 0) return false;
-  if (!clears_->push(collector::ClearRequest{s.port, s.attribute, mask})) {
-    ++stats_.clear_requests_dropped;
-    return false;
-  }
-  ++stats_.clear_requests;
-  clears_asked_[key] = s.received;
-  return true;
 }
 
 }  // namespace ibpulse::converters

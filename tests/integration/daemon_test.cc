@@ -478,6 +478,36 @@ TEST(DaemonState, ASecondDaemonOnTheSameDirectoryRunsWithoutAStateFile) {
   std::filesystem::remove_all(dir);
 }
 
+// Our own clear erases what the hardware counted: the reading that asked for it is saved (and
+// fsynced) before the clear goes out, so a SIGKILL right after the clear loses nothing, even
+// with no periodic save due for an hour.
+TEST(DaemonState, ASigkillRightAfterAnOwnClearLosesNoCount) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("ibpulse-state-clear-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.PortXmitDiscards=60000");  // of 65535
+  {
+    Daemon d(fabric(),
+             {"--poll.counters-interval", "300ms", "--counters.clear-policy", "threshold",
+              "--state.dir", dir.string(), "--state.save-interval", "1h", "--log.level", "debug"});
+    const std::string cleared =
+        "event=counters_cleared node_guid=" + guid_text(fabric().port("Hca2", 1).node_guid) +
+        " port=1 attribute=PortCounters fields=PortXmitDiscards ";
+    ASSERT_TRUE(d.wait_for(cleared, 15s)) << d.log();
+    d.signal(SIGKILL);  // no save at stop, none due: only the one before the clear
+  }
+  EXPECT_EQ(fabric().perfquery("Hca2", 1, "PortXmitDiscards"), 0u) << "the clear went out";
+  fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.PortXmitDiscards=500");  // after it
+  const auto out = fabric().exec({IBPULSE_BINARY_FOR_TESTS, "run", "--exit-after-sweeps", "2",
+                                  "--poll.counters-interval", "300ms", "--state.dir", dir.string(),
+                                  "--log.level", "trace"});
+  EXPECT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_NE(out.err.find("event=state_loaded"), std::string::npos) << out.err;
+  EXPECT_EQ(total_in(out.err, total_line("Hca2", 1, "xmit_discards")), 60500u) << out.err;
+  fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.PortXmitDiscards=0");
+  std::filesystem::remove_all(dir);
+}
+
 TEST(DaemonState, OffMeansNoFile) {
   const auto dir =
       std::filesystem::temp_directory_path() / ("ibpulse-state-off-" + std::to_string(::getpid()));

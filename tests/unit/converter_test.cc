@@ -134,6 +134,39 @@ TEST(Converter, ThresholdClearsExactlyTheFieldsNearTheirLatch) {
   EXPECT_GT(c.stats().clear_window_seconds, 0.0);
 }
 
+// hold_clears (the daemon's, with a state file): a clear waits in the converter until the
+// caller saved the state and released it; a ring that refuses it drops it, counted, and the
+// next reading asks again.
+TEST(Converter, HeldClearsGoOutOnlyWhenReleased) {
+  ClearRings rings(1, 1);
+  ClearRing& ring = rings.ring(0);
+  ConverterOptions options{ClearPolicy::kThreshold};
+  options.hold_clears = true;
+  Converter c(options, &rings);
+  c.apply(counters(t0, 50000, 0x10));
+  EXPECT_TRUE(ring.empty()) << "held until released";
+  auto held = c.take_held_clears();
+  ASSERT_EQ(held.size(), 1u);
+  EXPECT_EQ(held[0].fields, bit(Attribute::kPortCounters, "SymbolErrorCounter"));
+  EXPECT_TRUE(c.take_held_clears().empty()) << "taken once";
+  EXPECT_EQ(c.stats().clear_requests, 1u);
+  c.apply(counters(t0 + 1s, 50001, 0x20));
+  EXPECT_TRUE(c.take_held_clears().empty()) << "one clear in flight at a time";
+
+  ring.push(ClearRequest{});  // the ring is full: the release is dropped
+  c.release_clears(held);
+  EXPECT_EQ(c.stats().clear_requests_dropped, 1u);
+  c.apply(counters(t0 + 2s, 50002, 0x30));
+  held = c.take_held_clears();
+  ASSERT_EQ(held.size(), 1u) << "asked again at the next reading";
+  ClearRequest r;
+  ASSERT_TRUE(ring.pop(r));  // the filler
+  c.release_clears(held);
+  ASSERT_TRUE(ring.pop(r));
+  EXPECT_EQ(r.port, kPort);
+  EXPECT_EQ(r.fields, bit(Attribute::kPortCounters, "SymbolErrorCounter"));
+}
+
 TEST(Converter, ThresholdClearsNarrowDataCountersWithoutA64BitCopy) {
   ClearRings rings(1, 16);
   ClearRing& ring = rings.ring(0);

@@ -1,6 +1,5 @@
 #include "ibpulse/collector/testing/fake_fabric.h"
 
-
 #include "ibpulse/collector/pma.h"
 #include "ibpulse/schema/fields.h"
 

@@ -179,7 +179,11 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
           "failed)",
           [](S s) { return s.poller.mad.stale_replies; });
   for (const collector::MadFailure reason : collector::kMadFailureReasons) {
-    i.total("ibpulse_mads_failed_total", "MADs that failed after every retry, by reason",
+    i.total("ibpulse_mads_failed_total",
+            "MADs that failed after every retry, by reason: timeout (no answer), unreachable "
+            "(came back undelivered), status (an error status, e.g. an attribute the PMA does "
+            "not support), redirect (the PMA asks to be reached elsewhere; not followed), "
+            "send_error (the send itself failed)",
             [reason](S s) { return s.poller.mad.failed_for(reason); },
             {{"reason", std::string(collector::to_string(reason))}});
   }

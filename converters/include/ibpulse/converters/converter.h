@@ -48,6 +48,9 @@ struct ConverterOptions {
   // The nodes this collector owns among shards: the ports of other nodes (from the state file
   // of an earlier shard layout) are forgotten at once, never reported notPresent.
   collector::ShardSpec shard{};
+  // Clears wait in the converter until the caller released them (take_held_clears): the daemon
+  // saves the state first, so that a crash right after a clear cannot lose what it erased.
+  bool hold_clears = false;
 };
 
 class Converter {
@@ -62,6 +65,13 @@ class Converter {
   // Forgets the ports gone from discovery for longer than the grace period (their counters and
   // rows; their ifIndex stays reserved). Called on an interval; set_topology does it too.
   void expire(Clock::time_point now);
+
+  // With hold_clears (ConverterOptions), the clears asked since the last call: each may be sent
+  // once a saved state holds the reading that asked for it (release_clears).
+  std::vector<collector::ClearRequest> take_held_clears();
+  // Hands clears to the pollers; one a full ring refuses is dropped, counted, and asked again
+  // at the port's next reading.
+  void release_clears(const std::vector<collector::ClearRequest>& clears);
 
   ApplyEvents apply(const collector::RawSample& sample);
   // apply() for each sample in turn (events[i] for samples[i]; events.size() >= samples.size()),
@@ -148,6 +158,11 @@ class Converter {
   static ExtraCounters& writable_extra(PortState& p);
   void note_clear_window(PortState& p, const collector::RawSample& s, Clock::duration dt);
   bool maybe_ask_clear(const collector::RawSample& s);
+  // clears_asked_'s key of a port's attribute.
+  static std::pair<collector::PortKey, uint8_t> clear_key(collector::PortKey port,
+                                                          schema::Attribute attribute) {
+    return {port, static_cast<uint8_t>(static_cast<unsigned>(attribute) & 0xf)};
+  }
   void apply_vl_sample(const collector::RawSample& s);
   void forget(const std::vector<collector::PortKey>& keys);
   void forget_foreign_ports();  // sharded: the ports of nodes another shard owns
@@ -177,6 +192,7 @@ class Converter {
   // Per port and attribute (id & 0xf): when our clear was asked, while it is in flight. Only
   // the `threshold` clear policy asks, and few at a time: apart from the port states.
   std::map<std::pair<collector::PortKey, uint8_t>, Clock::time_point> clears_asked_;
+  std::vector<collector::ClearRequest> held_clears_;  // hold_clears: asked, not yet released
   ConverterStats stats_;
 };
 
