@@ -240,6 +240,23 @@ const std::vector<KeyDef>& key_defs() {
          c.poller.discovery.m_key = key;
          return Ok{};
        }},
+      {{"discovery.timeout", "Timeout of a discovery SMP (libibnetdisc), before its retries",
+        "500ms"},
+       [](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
+         if (auto one = one_value(v); !one) return one;
+         auto d = parse_duration(v[0], std::chrono::milliseconds(1));
+         if (!d) return Error{d.error()};
+         c.poller.discovery.timeout_ms = static_cast<unsigned>(d->count());
+         return Ok{};
+       }},
+      {{"discovery.retries", "Retries of a discovery SMP (libibnetdisc)", "2"},
+       number(0, 20, IBPULSE_FIELD(poller.discovery.retries))},
+      {{"discovery.missing-limit",
+        "Discoveries in a row that must miss a node before its ports stop being polled (a "
+        "flaky link loses SMPs; until then they are polled by their last LIDs, stale if "
+        "unanswered); 1: at once",
+        "3"},
+       number(1, 100, IBPULSE_FIELD(poller.missing_limit))},
       {{"discovery.interval", "Time between rediscoveries", "5m"},
        duration(IBPULSE_FIELD(poller.rediscover), 1s)},
       {{"discovery.cache-max-age",

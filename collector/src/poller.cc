@@ -11,6 +11,7 @@
 #include "ibpulse/base/check.h"
 #include "ibpulse/base/log_text.h"
 #include "ibpulse/base/thread_name.h"
+#include "ibpulse/collector/missing_nodes.h"
 #include "port_info.h"
 #include "read_plan.h"
 
@@ -83,6 +84,7 @@ struct Poller::State {
 
   std::unique_ptr<MadEngine> engine;
   Topology whole;          // the last discovery, shard applied: what the local ports share
+  MissingNodes missing;    // nodes an earlier discovery found and the last ones did not
   Topology topology;       // the part this poller polls (all of `whole` with one local port)
   size_t shard_nodes = 0;  // of `whole`: the nodes this shard polls
   uint64_t split_generation = 0;
@@ -132,6 +134,7 @@ struct Poller::State {
         backend(with_defaults(std::move(b))),
         scheduler(options.intervals) {
     name_cache_file();
+    missing.limit = std::max(1u, options.missing_limit);
   }
 
   // The discovery cache is per local port: `cache_file` names a stem, `-CA-PORT.ibnd` follows.
@@ -192,6 +195,7 @@ struct Poller::State {
     std::erase_if(fresh.ports,
                   [&](const Port& p) { return options.skip_nodes.count(p.key.node_guid) != 0; });
     shard_nodes = keep_shard_ports(fresh, options.shard);
+    shard_nodes += report_missing(missing.carry_over(fresh, whole));
     if (options.split) local_port_up();
     const TopologyChanges changes = diff(whole, fresh);
     // Kept until the next discovery: without the slack of its growth and of the shard's and
@@ -211,6 +215,27 @@ struct Poller::State {
     if (events.discovered && (!options.split || options.split->leader() == options.split_index))
       events.discovered(whole, changes);
     return true;
+  }
+
+  // Logs and counts the nodes this discovery missed; returns how many are still polled.
+  size_t report_missing(const MissingNodes::Outcome& o) {
+    for (const uint64_t guid : o.kept) {
+      warn(
+          fmt::format("event=node_missing node_guid={} misses={} limit={} note=\"not found by this "
+                      "discovery (lost SMPs?): its ports are still polled by their last LIDs until "
+                      "discovery.missing-limit discoveries in a row miss it\"",
+                      guid_string(guid), missing.misses[guid], missing.limit));
+    }
+    for (const uint64_t guid : o.gone) {
+      warn(
+          fmt::format("event=node_gone node_guid={} note=\"missed by {} discoveries in a row: "
+                      "its ports are no longer polled\"",
+                      guid_string(guid), missing.limit));
+    }
+    std::lock_guard lock(mutex);
+    stats.missing_nodes = o.kept.size();
+    stats.nodes_gone += o.gone.size();
+    return o.kept.size();
   }
 
   // Takes this poller's nodes from `whole` (after a discovery, or when a local port sharing

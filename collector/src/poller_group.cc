@@ -22,6 +22,8 @@ void add_poller_stats(PollerStats& a, const PollerStats& b) {
   a.late_reads += b.late_reads;
   a.discoveries += b.discoveries;
   a.discovery_failures += b.discovery_failures;
+  a.missing_nodes += b.missing_nodes;
+  a.nodes_gone += b.nodes_gone;
   a.port_info_reads += b.port_info_reads;
   a.port_info_failures += b.port_info_failures;
   a.port_changes += b.port_changes;

@@ -140,6 +140,38 @@ TEST(Daemon, HalfTheMadsLostStillReadsEveryPortOverTenSweeps) {
   EXPECT_EQ(out.err.find("mad_retried=0 "), std::string::npos) << out.err;
 }
 
+// A node whose SMPs are all lost drops out of discovery; its ports stay polled (stale) until
+// discovery.missing-limit discoveries in a row miss it, then they are dropped.
+TEST(Daemon, ANodeDiscoveryLosesKeepsItsPortsUntilDiscoveriesAgree) {
+  Daemon d(fabric(), {"--poll.counters-interval", "300ms", "--mad.timeout", "20ms", "--mad.retries",
+                      "0", "--discovery.interval", "1s", "--discovery.timeout", "20ms",
+                      "--discovery.retries", "0", "--discovery.missing-limit", "3", "--log.level",
+                      "debug", "--state.save-interval", "off"});
+  ASSERT_TRUE(d.wait_for("event=ready ports=12 stale=0", 15s)) << d.log();
+  const std::string hca = guid_text(fabric().port("Hca2", 1).node_guid);
+  ASSERT_EQ(fabric().sim("error", {"Hca2[1]", "100"}).exit_code, 0);  // SMPs and MADs alike
+  const bool gone = d.wait_for("event=node_gone node_guid=" + hca, 30s);
+  ASSERT_EQ(fabric().sim("error", {"Hca2[1]", "0"}).exit_code, 0);
+  ASSERT_TRUE(gone) << d.log();
+  ASSERT_TRUE(d.wait_for("event=node_missing node_guid=" + hca + " misses=2 limit=3", 1s));
+  // Between the first miss and the drop, every sweep still covered all 12 ports, Hca2's stale.
+  const std::string log = d.log();
+  const size_t first_miss = log.find("event=node_missing node_guid=" + hca + " misses=1");
+  const size_t dropped = log.find("event=node_gone node_guid=" + hca);
+  ASSERT_NE(first_miss, std::string::npos) << log;
+  const std::string kept = log.substr(first_miss, dropped - first_miss);
+  const std::regex sweep("event=sweep sweep=[0-9]+ ports=([0-9]+) stale=([0-9]+)");
+  size_t sweeps = 0;
+  for (std::sregex_iterator it(kept.begin(), kept.end(), sweep), end; it != end; ++it, ++sweeps)
+    EXPECT_EQ((*it)[1], "12") << it->str();
+  EXPECT_GE(sweeps, 2u) << kept;
+  EXPECT_NE(kept.find("ports=12 stale=1"), std::string::npos) << kept;
+  // Found again by a later discovery once its SMPs are answered: whole sweeps again.
+  EXPECT_TRUE(eventually(
+      [&] { return d.log().find("ports=12 stale=0", dropped) != std::string::npos; }, 15s))
+      << d.log();
+}
+
 // Stops the fabric's ibsim (SIGSTOP) while alive and lets it run again when destroyed, a
 // failed assertion included: the other tests of this binary share the fabric.
 class PausedSimulator {

@@ -165,6 +165,13 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
           [](S s) { return s.poller.discoveries; });
   i.total("ibpulse_discovery_failures_total", "Fabric discoveries that failed",
           [](S s) { return s.poller.discovery_failures; });
+  i.level("ibpulse_discovery_missing_nodes",
+          "Nodes the last discovery did not find whose ports are still polled by their last LIDs "
+          "(until discovery.missing-limit discoveries in a row miss them)",
+          [](S s) { return static_cast<double>(s.poller.missing_nodes); });
+  i.total("ibpulse_discovery_nodes_gone_total",
+          "Nodes dropped after discovery.missing-limit discoveries in a row missed them",
+          [](S s) { return s.poller.nodes_gone; });
   i.total("ibpulse_late_reads_total",
           "Reads that came due before the previous ones completed: the sweeps lag their interval",
           [](S s) { return s.poller.late_reads; });

@@ -56,6 +56,9 @@ struct PollerOptions {
   uint8_t subnet = 0;
   // How often a local port that went down tries a discovery through it to come back.
   std::chrono::milliseconds local_port_retry{std::chrono::seconds(10)};
+  // Discoveries in a row that must miss a node before its ports stop being polled
+  // (missing_nodes.h); 1: at once.
+  unsigned missing_limit = 3;
 };
 
 struct SweepSummary {
@@ -76,6 +79,10 @@ struct PollerStats {
   uint64_t late_reads = 0;  // reads that came due before the previous ones completed
   uint64_t discoveries = 0;
   uint64_t discovery_failures = 0;
+  // Nodes the last discovery missed whose ports are still polled (missing_nodes.h), and those
+  // dropped after discovery.missing-limit discoveries in a row missed them.
+  size_t missing_nodes = 0;
+  uint64_t nodes_gone = 0;
   uint64_t port_info_reads = 0;
   uint64_t port_info_failures = 0;  // unanswered or refused PortInfo SMPs (ports down, M_Key)
   uint64_t port_changes = 0;

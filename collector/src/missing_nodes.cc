@@ -1,0 +1,64 @@
+#include "ibpulse/collector/missing_nodes.h"
+
+#include <algorithm>
+
+namespace ibpulse::collector {
+namespace {
+
+template <typename T, typename Less>
+void merge_sorted(std::vector<T>& into, std::vector<T> more, Less less) {
+  if (more.empty()) return;
+  const auto middle = static_cast<std::ptrdiff_t>(into.size());
+  into.insert(into.end(), std::make_move_iterator(more.begin()),
+              std::make_move_iterator(more.end()));
+  std::inplace_merge(into.begin(), into.begin() + middle, into.end(), less);
+}
+
+}  // namespace
+
+MissingNodes::Outcome MissingNodes::carry_over(Topology& fresh, const Topology& previous) {
+  Outcome out;
+  std::vector<Node> nodes;
+  for (const Node& n : previous.nodes) {
+    if (fresh.find_node(n.guid) != nullptr) continue;
+    // A node with none of its ports in the previous topology (another shard's, or skipped) is
+    // not this poller's to keep.
+    const auto first =
+        std::lower_bound(previous.ports.begin(), previous.ports.end(), PortKey{n.guid, 0},
+                         [](const Port& p, PortKey k) { return p.key < k; });
+    if (first == previous.ports.end() || first->key.node_guid != n.guid) continue;
+    unsigned& missed = ++misses[n.guid];
+    if (missed >= limit) {
+      out.gone.push_back(n.guid);
+      misses.erase(n.guid);
+      continue;
+    }
+    out.kept.push_back(n.guid);
+    nodes.push_back(n);
+  }
+  // Found again: its count starts over.
+  for (auto it = misses.begin(); it != misses.end();) {
+    it = fresh.find_node(it->first) != nullptr ? misses.erase(it) : std::next(it);
+  }
+  std::vector<Port> ports;
+  for (const Port& p : previous.ports) {
+    if (std::binary_search(out.kept.begin(), out.kept.end(), p.key.node_guid)) ports.push_back(p);
+  }
+  // The peers' ends of their links: discovery found no node there, so it left them without a
+  // peer, and they would drop out of the sweeps with it.
+  for (Port& p : fresh.ports) {
+    if (p.remote) continue;
+    const Port* before = previous.find_port(p.key);
+    if (before != nullptr && before->remote &&
+        std::binary_search(out.kept.begin(), out.kept.end(), before->remote->node_guid)) {
+      p.remote = before->remote;
+    }
+  }
+  merge_sorted(fresh.nodes, std::move(nodes),
+               [](const Node& a, const Node& b) { return a.guid < b.guid; });
+  merge_sorted(fresh.ports, std::move(ports),
+               [](const Port& a, const Port& b) { return a.key < b.key; });
+  return out;
+}
+
+}  // namespace ibpulse::collector

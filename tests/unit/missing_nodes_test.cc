@@ -1,0 +1,112 @@
+// A node one discovery missed keeps its ports until `limit` discoveries in a row agree it is
+// gone; found again, it starts over.
+#include "ibpulse/collector/missing_nodes.h"
+
+#include <gtest/gtest.h>
+
+namespace ibpulse::collector {
+namespace {
+
+// Nodes 1..n (GUIDs 0x10, 0x20, ...), each with ports 1 and 2, LIDs 10*node + port.
+Topology fabric_of(std::initializer_list<unsigned> nodes) {
+  Topology t;
+  for (const unsigned n : nodes) {
+    Node node;
+    node.guid = 0x10ull * n;
+    node.name = "node" + std::to_string(n);
+    t.nodes.push_back(node);
+    for (uint8_t p = 1; p <= 2; ++p) {
+      Port port;
+      port.key = {node.guid, p};
+      port.lid = static_cast<uint16_t>(10 * n + p);
+      t.ports.push_back(port);
+    }
+  }
+  return t;
+}
+
+std::vector<uint64_t> guids(const Topology& t) {
+  std::vector<uint64_t> out;
+  for (const Node& n : t.nodes)
+    out.push_back(n.guid);
+  return out;
+}
+
+TEST(MissingNodes, AMissedNodeIsKeptWithItsLidsUntilTheLimit) {
+  MissingNodes m;
+  m.limit = 3;
+  Topology previous = fabric_of({1, 2, 3});
+  for (unsigned discovery = 1; discovery <= 2; ++discovery) {
+    Topology fresh = fabric_of({1, 3});  // node 2's SMPs were lost
+    const auto o = m.carry_over(fresh, previous);
+    EXPECT_EQ(o.kept, std::vector<uint64_t>{0x20}) << discovery;
+    EXPECT_TRUE(o.gone.empty());
+    EXPECT_EQ(guids(fresh), (std::vector<uint64_t>{0x10, 0x20, 0x30})) << "in GUID order";
+    ASSERT_EQ(fresh.ports.size(), 6u);
+    EXPECT_TRUE(std::is_sorted(fresh.ports.begin(), fresh.ports.end(),
+                               [](const Port& a, const Port& b) { return a.key < b.key; }));
+    const Port* kept = fresh.find_port({0x20, 2});
+    ASSERT_NE(kept, nullptr);
+    EXPECT_EQ(kept->lid, 22) << "polled by its last LID";
+    EXPECT_EQ(fresh.find_node(0x20)->name, "node2");
+    EXPECT_EQ(m.misses[0x20], discovery);
+    previous = fresh;
+  }
+  Topology third = fabric_of({1, 3});
+  const auto o = m.carry_over(third, previous);
+  EXPECT_TRUE(o.kept.empty());
+  EXPECT_EQ(o.gone, std::vector<uint64_t>{0x20});
+  EXPECT_EQ(guids(third), (std::vector<uint64_t>{0x10, 0x30}));
+  EXPECT_EQ(third.ports.size(), 4u);
+  EXPECT_TRUE(m.misses.empty());
+}
+
+TEST(MissingNodes, ThePeerKeepsItsLinkToAKeptNode) {
+  MissingNodes m;
+  Topology previous = fabric_of({1, 2});
+  previous.ports[0].remote = PortKey{0x20, 1};  // node1/1 <-> node2/1
+  previous.ports[2].remote = PortKey{0x10, 1};
+  Topology fresh = fabric_of({1});  // node 2 missed: discovery saw no peer on node1/1
+  ASSERT_FALSE(fresh.ports[0].remote);
+  m.carry_over(fresh, previous);
+  ASSERT_TRUE(fresh.find_port({0x10, 1})->remote);
+  EXPECT_EQ(*fresh.find_port({0x10, 1})->remote, (PortKey{0x20, 1}));
+  EXPECT_FALSE(fresh.find_port({0x10, 2})->remote) << "an unlinked port stays unlinked";
+  EXPECT_EQ(*fresh.find_port({0x20, 1})->remote, (PortKey{0x10, 1}));
+}
+
+TEST(MissingNodes, ANodeFoundAgainStartsOver) {
+  MissingNodes m;
+  m.limit = 2;
+  Topology previous = fabric_of({1, 2});
+  Topology missed = fabric_of({1});
+  EXPECT_EQ(m.carry_over(missed, previous).kept.size(), 1u);
+  Topology back = fabric_of({1, 2});
+  EXPECT_TRUE(m.carry_over(back, missed).kept.empty());
+  EXPECT_TRUE(m.misses.empty());
+  Topology missed_again = fabric_of({1});
+  const auto o = m.carry_over(missed_again, back);
+  EXPECT_EQ(o.kept.size(), 1u) << "one miss in a row, not two";
+  EXPECT_TRUE(o.gone.empty());
+}
+
+TEST(MissingNodes, LimitOneDropsAtOnceAndOthersPortsAreNotKept) {
+  MissingNodes m;
+  m.limit = 1;
+  Topology previous = fabric_of({1, 2});
+  Topology fresh = fabric_of({1});
+  const auto o = m.carry_over(fresh, previous);
+  EXPECT_EQ(o.gone, std::vector<uint64_t>{0x20});
+  EXPECT_EQ(fresh.nodes.size(), 1u);
+  // A node listed without ports of this poller (another shard's): nothing to keep.
+  MissingNodes shard;
+  Topology named_only = fabric_of({1, 2});
+  std::erase_if(named_only.ports, [](const Port& p) { return p.key.node_guid == 0x20; });
+  Topology next = fabric_of({1});
+  const auto s = shard.carry_over(next, named_only);
+  EXPECT_TRUE(s.kept.empty());
+  EXPECT_TRUE(s.gone.empty());
+}
+
+}  // namespace
+}  // namespace ibpulse::collector
