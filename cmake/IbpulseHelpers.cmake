@@ -13,10 +13,13 @@ function(ibpulse_apply_options target)
   if(IBPULSE_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()
-  if(IBPULSE_SANITIZE)
+  if(IBPULSE_SANITIZE OR IBPULSE_FUZZ)
     target_compile_options(${target} PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer
                                              -fno-sanitize-recover=undefined)
     target_link_options(${target} PRIVATE -fsanitize=address,undefined)
+  endif()
+  if(IBPULSE_FUZZ)  # coverage for libFuzzer in every module; fuzzers link its main
+    target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link)
   endif()
 endfunction()
 

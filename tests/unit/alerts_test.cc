@@ -192,6 +192,21 @@ TEST(AlertRules, EnabledAndThresholdsMustSayWhatTheyMean) {
   EXPECT_EQ(parsed.rules.size(), default_rules().size() - 1);  // port_down stays as it was
 }
 
+// Found by fuzz_alert_rules: a value of another JSON type where text was expected threw from
+// inside the error message and took the daemon down (at start, or at a SIGHUP reload).
+TEST(AlertRules, AValueOfTheWrongTypeIsAnErrorNotACrash) {
+  const auto parsed = parse_rules(
+      {{R"({"name": "a", "counter": "symbol_error", "condition": "delta > 0", "severity": 7})",
+        "f"},
+       {R"({"name": "b", "counter": "symbol_error", "condition": "delta > 0", "severity": [1]})",
+        "f"}},
+      false);
+  ASSERT_EQ(parsed.errors.size(), 2u);
+  EXPECT_NE(parsed.errors[0].find("severity: '7'"), std::string::npos) << parsed.errors[0];
+  EXPECT_NE(parsed.errors[1].find("severity: '[1]'"), std::string::npos) << parsed.errors[1];
+  EXPECT_TRUE(parsed.rules.empty());
+}
+
 TEST(AlertRules, TheDefaultSetCoversTheDayOneFaults) {
   std::set<std::string> names;
   for (const auto& r : default_rules())

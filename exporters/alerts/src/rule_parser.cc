@@ -234,7 +234,8 @@ Status parse_rule_fields(const json& j, Rule& r) {
   r.renotify = *renotify;
   if (j.contains("severity")) {
     const auto sev = parse_severity(text_of(j["severity"]));
-    if (!sev) return Err("severity: '{}' (info, warning, minor, major, critical)", j["severity"]);
+    if (!sev)
+      return Err("severity: '{}' (info, warning, minor, major, critical)", text_of(j["severity"]));
     r.severity = *sev;
   }
   json scope = j.contains("scope") ? j["scope"] : json::object();

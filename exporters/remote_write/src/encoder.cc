@@ -76,10 +76,11 @@ bool read_labels(std::string_view series, const Labels& external, std::vector<La
     if (!ok) return false;
   }
   const size_t own = out.size();
-  for (const auto& [name, value] : external) {
+  for (const auto& label : external) {
     const auto end = out.begin() + static_cast<std::ptrdiff_t>(own);
-    if (std::none_of(out.begin(), end, [&](const LabelView& l) { return l.name == name; }))
-      out.push_back({name, value});  // the series' own label wins, as in Prometheus
+    // (not a structured binding: clang 14, the fuzz tree's compiler, cannot capture one)
+    if (std::none_of(out.begin(), end, [&](const LabelView& l) { return l.name == label.first; }))
+      out.push_back({label.first, label.second});  // the series' own label wins, as in Prometheus
   }
   std::sort(out.begin(), out.end(),
             [](const LabelView& a, const LabelView& b) { return a.name < b.name; });

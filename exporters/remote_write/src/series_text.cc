@@ -74,10 +74,10 @@ Result<Labels> series_labels(std::string_view series, const Labels& external) {
     });
     if (!ok) return Err("malformed labels in '{}'", series);
   }
-  for (const auto& [name, value] : external) {
+  for (const auto& label : external) {  // not a structured binding: clang 14 cannot capture one
     const bool present =
-        std::any_of(out.begin(), out.end(), [&](const auto& l) { return l.first == name; });
-    if (!present) out.emplace_back(name, value);  // the series' own label wins, as in Prometheus
+        std::any_of(out.begin(), out.end(), [&](const auto& l) { return l.first == label.first; });
+    if (!present) out.emplace_back(label.first, label.second);  // the series' own label wins
   }
   std::sort(out.begin(), out.end());
   return out;
