@@ -311,7 +311,19 @@ class UmadEngine final : public MadEngine {
       const int agent = umad_recv(port_id_, recv_buf_.data(), &length, timeout);
       if (agent < 0) break;  // nothing more (ETIMEDOUT) or an error: timers handle the rest
       const auto* mad = static_cast<const uint8_t*>(umad_get_mad(recv_buf_.data()));
+      // A MAD shorter than a MAD would be decoded partly from the buffer's previous reply; a
+      // reply under one of our TIDs to another attribute is not its answer. Both are dropped
+      // (the attempt times out and is retried) and counted.
+      if (length < static_cast<int>(kMadSize)) {
+        ++stats_.malformed_replies;
+        continue;
+      }
       const DecodedReply reply = decode_reply(mad);
+      if (const Flight* f = find_flight(reply.tid);
+          f != nullptr && pool_[f->pending].request.attribute != reply.attribute) {
+        ++stats_.malformed_replies;
+        continue;
+      }
       auto id = land(reply.tid);
       if (!id) {
         ++stats_.stale_replies;

@@ -12,6 +12,7 @@ void add_mad_stats(MadStats& a, const MadStats& b) {
   a.attempt_timeouts += b.attempt_timeouts;
   a.attempt_unreachable += b.attempt_unreachable;
   a.stale_replies += b.stale_replies;
+  a.malformed_replies += b.malformed_replies;
   for (size_t i = 0; i < a.failed.size(); ++i)
     a.failed[i] += b.failed[i];
 }

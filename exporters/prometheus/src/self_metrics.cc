@@ -185,6 +185,10 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
           "Answers that came after their attempt had timed out (dropped: the read was retried or "
           "failed)",
           [](S s) { return s.poller.mad.stale_replies; });
+  i.total("ibpulse_mad_malformed_replies_total",
+          "Replies dropped because they were shorter than a MAD or answered another attribute "
+          "under one of our transaction IDs (the read is retried)",
+          [](S s) { return s.poller.mad.malformed_replies; });
   for (const collector::MadFailure reason : collector::kMadFailureReasons) {
     i.total("ibpulse_mads_failed_total",
             "MADs that failed after every retry, by reason: timeout (no answer), unreachable "
