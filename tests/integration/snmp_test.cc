@@ -18,6 +18,7 @@
 #include <map>
 #include <random>
 #include <regex>
+#include <set>
 
 #include "daemon_client.h"
 #include "eventually.h"
@@ -131,6 +132,67 @@ TEST(Snmp, IfXTableAndIbIfMibEqualTheFormulasOnPerfqueryReadings) {
         "PortCounters.PortRcvConstraintErrors=0", "PortCounters.VL15Dropped=0",
         "PortCounters.LinkDownedCounter=0", "PortCounters.PortXmitConstraintErrors=0"}) {
     fabric().set("PerformanceSet " + sw + reset);
+  }
+}
+
+// Every ifXTable and ifTable row has all of its counter columns or none (a port never read):
+// MRTG's cfgmaker takes a missing ifHCInOctets for an interface without 64-bit counters. Idle
+// ports (no cable, read through their switch) are read like linked ones, so only the HCAs'
+// uncabled second ports, which have no LID to be read at, have none.
+TEST(Snmp, EveryInterfaceRowHasAllItsCounterColumns) {
+  Daemon d(fabric(), {"--snmp.community", "public", "--poll.idle-interval", "1s",
+                      "--state.save-interval", "off"});
+  ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+  const std::string target = " -On -Oq 127.0.0.1:" + std::to_string(d.snmp_port());
+  const std::string if_x = "1.3.6.1.2.1.31.1.1.1", if_table = "1.3.6.1.2.1.2.2.1";
+  // Columns and ifName per ifIndex of a table walk (.<table>.<column>.<ifIndex>).
+  struct Row {
+    std::set<std::string> columns;
+    std::string name;
+  };
+  const auto rows_of = [&](const std::string& table) {
+    std::map<std::string, Row> rows;
+    const auto walk = snmp_tool("snmpwalk -v2c -c public" + target + " " + table).out;
+    for (const auto& [oid, value] : parse_varbinds(walk)) {
+      const std::string rest = oid.substr(table.size() + 2);  // "<column>.<ifIndex>"
+      const size_t dot = rest.find('.');
+      Row& row = rows[rest.substr(dot + 1)];
+      row.columns.insert(rest.substr(0, dot));
+      if (rest.substr(0, dot) == "1") row.name = value;
+    }
+    return rows;
+  };
+  const std::set<std::string> whole = {"1",  "2",  "3",  "4",  "5",  "6",  "7",  "8",  "9", "10",
+                                       "11", "12", "13", "14", "15", "16", "17", "18", "19"};
+  const std::set<std::string> no_counters = {"1", "14", "15", "16", "17", "18", "19"};
+  const auto unreadable = [](const std::string& name) {
+    return name.starts_with("Hca") && name.ends_with("/2");
+  };
+  std::map<std::string, Row> x;
+  const bool settled = eventually(
+      [&] {
+        x = rows_of(if_x);
+        return x.size() == 24 && std::all_of(x.begin(), x.end(), [&](const auto& r) {
+                 return r.second.columns == (unreadable(r.second.name) ? no_counters : whole);
+               });
+      },
+      20s);
+  EXPECT_TRUE(settled);
+  size_t whole_rows = 0;
+  for (const auto& [index, row] : x) {
+    EXPECT_TRUE(row.columns == whole || row.columns == no_counters)
+        << "ifXTable row " << index << " (" << row.name << ") has " << row.columns.size()
+        << " columns";
+    whole_rows += row.columns == whole;
+  }
+  EXPECT_EQ(whole_rows, 20u) << "every port with a LID: 16 switch ports, 4 HCA ports";
+  const std::set<std::string> if_counters = {"10", "11", "13", "14", "15", "16", "17", "19", "20"};
+  for (const auto& [index, row] : rows_of(if_table)) {
+    size_t has = 0;
+    for (const std::string& c : if_counters)
+      has += row.columns.count(c);
+    EXPECT_TRUE(has == 0 || has == if_counters.size())
+        << "ifTable row " << index << " has " << has << " of its counter columns";
   }
 }
 

@@ -1,6 +1,7 @@
 // The SNMP agent's MIB view on a hand-built fabric: exact values of the system group, ifTable,
 // ifXTable and the IB-IF-MIB tables; GETNEXT order and ends; per-node contexts with ifIndex =
-// port number; instances a port never read are absent, not 0.
+// port number; counter columns of a port never read are absent, not 0, and a row has them all
+// or none.
 #include "ibpulse/exporters/snmp/mib_view.h"
 
 #include <gtest/gtest.h>
@@ -142,8 +143,9 @@ TEST_F(MibViewTest, NextHonoursInclusiveAndEnds) {
   EXPECT_EQ(vb.name, if_x(11, 1));
   EXPECT_FALSE(view_.next("", oid({1, 3, 6, 1, 5}), false, t0, vb));  // past everything
   ASSERT_TRUE(view_.next("", oid({1, 3, 6, 1, 2, 1, 2, 2, 1, 12}), false, t0, vb));
-  // A column not served is skipped; the HCA never read its discard counters: the switch first.
-  EXPECT_EQ(vb.name, if_entry(13, 2));
+  // Column 12 (NUcast, deprecated) is not served: on to 13. The HCA's row has every counter
+  // column once its data counters were read (its discards sum what was read: none, 0).
+  EXPECT_EQ(vb.name, if_entry(13, 1));
 }
 
 TEST_F(MibViewTest, NodeContextsNumberByPort) {
@@ -165,6 +167,37 @@ TEST_F(MibViewTest, NodeContextsNumberByPort) {
 // IBPULSE-MIB's ibpulsePortTable augments ifEntry in every context: each interface's subnet
 // prefix (its own GID prefix, the subnet's for a port without a link) and the local port that
 // reaches the subnet.
+// A row serves every counter column or none: a port whose error counters were read before its
+// data counters (the extended attribute later in a sweep) has no ifInOctets yet, so it has no
+// ifInErrors or zero broadcast counters either; cfgmaker takes a missing column for good.
+TEST(MibViewPorts, ARowHasEveryCounterColumnOrNone) {
+  using schema::Attribute;
+  converters::Converter c({});
+  c.set_topology(converters::testing::two_node_fabric("leaf01"), t0);
+  auto errors_only = converters::testing::sample(kSwitch, Attribute::kPortCounters, t0);
+  errors_only.superseded = collector::superseded_fields(0x0F);  // data in the extended one
+  errors_only.values[converters::testing::field(Attribute::kPortCounters, "PortRcvErrors")] = 3;
+  c.apply(errors_only);
+  const auto columns = [&] {
+    MibView view(c.snapshot(t0 + 1s), {}, t0 - 10s);
+    std::vector<uint32_t> out;
+    VarBind vb;
+    for (uint32_t column = 2; column <= 13; ++column) {
+      if (view.get("", if_x(column, 2), t0, vb)) out.push_back(column);
+    }
+    for (uint32_t column = 10; column <= 20; ++column) {
+      if (view.get("", if_entry(column, 2), t0, vb)) out.push_back(100 + column);
+    }
+    return out;
+  };
+  EXPECT_TRUE(columns().empty()) << "errors read, data not yet: no counter column";
+  auto ext = converters::testing::sample(kSwitch, Attribute::kPortCountersExtended, t0 + 1s);
+  ext.advertised = 0x0F;
+  c.apply(ext);
+  EXPECT_EQ(columns(), (std::vector<uint32_t>{2,  3,   4,   5,   6,   7,   8,   9,   10,  11, 12,
+                                              13, 110, 111, 113, 114, 115, 116, 117, 119, 120}));
+}
+
 TEST(MibViewPorts, EveryInterfaceHasItsSubnet) {
   auto snap = std::make_shared<converters::FabricSnapshot>(*snapshot());
   auto topology = std::make_shared<collector::Topology>(*snap->topology);

@@ -45,36 +45,24 @@ std::string node_name(const Row& row, const PortSnapshot& p) {
   return fmt::format("0x{:016x}", p.key.node_guid);
 }
 
-// Whether the counters a derived value sums were read: a port never read has no octets, not 0.
-bool derived_present(const PortSnapshot& p, DerivedId id) {
-  switch (id) {
-    case DerivedId::kIfInOctets:
-    case DerivedId::kIfInUcastPkts:
-    case DerivedId::kIfInMulticastPkts:
-      return p.has(CounterId::kRcvData) || p.has(CounterId::kRcvPackets);
-    case DerivedId::kIfOutOctets:
-    case DerivedId::kIfOutUcastPkts:
-    case DerivedId::kIfOutMulticastPkts:
-      return p.has(CounterId::kXmitData) || p.has(CounterId::kXmitPackets);
-    case DerivedId::kIfInDiscards:
-      return p.has(CounterId::kRcvConstraintErrors) || p.has(CounterId::kVl15Dropped);
-    case DerivedId::kIfOutDiscards:
-      return p.has(CounterId::kXmitDiscards) || p.has(CounterId::kXmitConstraintErrors);
-    case DerivedId::kIfInErrors:
-      return p.has(CounterId::kRcvErrors) || p.has(CounterId::kRcvRemotePhysicalErrors);
-  }
-  return false;
+// Whether a port's counter columns are served: once its data counters were read. All of them
+// or none, so a row never has holes (MRTG's cfgmaker takes a missing 64-bit column for an
+// interface without them); a port never read has no octets, not 0. A sum over counters the
+// PMA does not have counts them as 0.
+bool counters_read(const PortSnapshot& p) {
+  return p.has(CounterId::kRcvData) || p.has(CounterId::kXmitData) ||
+         p.has(CounterId::kRcvPackets) || p.has(CounterId::kXmitPackets);
 }
 
 bool derived(const PortSnapshot& p, DerivedId id, VarType type, VarBind& out) {
-  if (!derived_present(p, id)) return false;
+  if (!counters_read(p)) return false;
   const uint64_t v = p.value(id);
   return set(out, type, type == VarType::kCounter64 ? v : v & 0xFFFFFFFFu);
 }
 
 // A counter IB-IF-MIB or IF-MIB says is always 0 for InfiniBand, once the port was read.
 bool zero_counter(const PortSnapshot& p, VarType type, VarBind& out) {
-  if (p.present == 0) return false;
+  if (!counters_read(p)) return false;
   return set(out, type, 0);
 }
 
