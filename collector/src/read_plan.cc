@@ -56,10 +56,7 @@ PortPlan plan_port(const Port& port, uint32_t node, const PmaCapabilities* caps,
   if (narrow_needed) plan.counters.add(Attribute::kPortCounters);
   if (reads_extended) plan.counters.add(Attribute::kPortCountersExtended);
   plan.primary = narrow_needed ? Attribute::kPortCounters : Attribute::kPortCountersExtended;
-  // An idle port reads what a linked one reads, less often: with only the primary, a PMA that
-  // needs both (the data counters in the extended one, the errors in PortCounters) left the
-  // idle port's data counters unread, and its IF-MIB row without them.
-  plan.idle = plan.counters;
+  plan.idle.add(plan.primary);
   return plan;
 }
 

@@ -39,7 +39,7 @@ struct PortPlan {
   uint64_t counters_superseded = 0;  // PortCounters fields read from PortCountersExtended
   // The read that stands for the port: a sweep counts the port done (or stale) when it
   // completes, and an undelivered one asks for a rediscovery. PortCounters where it is read,
-  // else PortCountersExtended. The idle group reads the counters group's attributes.
+  // else PortCountersExtended. The idle group reads only this one.
   schema::Attribute primary = schema::Attribute::kPortCounters;
 
   const AttributeList& of(Group group) const;
