@@ -24,6 +24,17 @@ SimFabric& fabric() {
 
 constexpr unsigned kSimMtu = 2048;  // ibsim's NeighborMTU (4), in octets
 
+// The value of `key` on the daemon's event=stopped line: a test failure when the line or the
+// key is missing, so a renamed statistic cannot pass for a zero one.
+uint64_t stopped_stat(const std::string& log, const std::string& key) {
+  std::smatch m;
+  if (!std::regex_search(log, m, std::regex("event=stopped .* " + key + "=([0-9]+)"))) {
+    ADD_FAILURE() << "no " << key << " on the event=stopped line";
+    return 0;
+  }
+  return std::stoull(m[1]);
+}
+
 std::vector<double> sweep_seconds(const std::string& log) {
   std::vector<double> out;
   const std::regex re("event=(?:ready|sweep) .*sweep_seconds=([0-9.]+)");
@@ -120,7 +131,7 @@ TEST(Daemon, LossyPortIsStaleButNeverDroppedAndSweepsKeepTime) {
   EXPECT_EQ(count(out.err, "ports=12 stale=1"), 4u) << out.err;
   for (double s : sweep_seconds(out.err))
     EXPECT_LT(s, 0.75) << "a sweep overran its interval";
-  EXPECT_EQ(out.err.find("failed_unreachable=0"), std::string::npos) << out.err;
+  EXPECT_GT(stopped_stat(out.err, "failed_unreachable"), 0u) << out.err;
 }
 
 TEST(Daemon, HalfTheMadsLostStillReadsEveryPortOverTenSweeps) {
@@ -136,8 +147,8 @@ TEST(Daemon, HalfTheMadsLostStillReadsEveryPortOverTenSweeps) {
     EXPECT_LT(s, 0.3) << "a sweep overran its interval";
   // Stale at most in some sweeps; the lost MADs were retried.
   EXPECT_LT(count(out.err, "stale=1"), 10u);
-  EXPECT_EQ(out.err.find("mad_unreachable=0 "), std::string::npos) << out.err;
-  EXPECT_EQ(out.err.find("mad_retried=0 "), std::string::npos) << out.err;
+  EXPECT_GT(stopped_stat(out.err, "mad_unreachable"), 0u) << out.err;
+  EXPECT_GT(stopped_stat(out.err, "mad_retried"), 0u) << out.err;
 }
 
 // A node whose SMPs are all lost drops out of discovery; its ports stay polled (stale) until
@@ -233,7 +244,7 @@ TEST(Daemon, UnansweredMadsTimeOutAndTheirLateAnswersAreDropped) {
             metric_value(m, "ibpulse_mad_timeouts_total"))
       << m;
   const std::string log = d.stop();
-  EXPECT_EQ(log.find("mad_late_replies=0 "), std::string::npos) << log;
+  EXPECT_GT(stopped_stat(log, "mad_late_replies"), 0u) << log;
 }
 
 TEST(Daemon, ADownedLinkIsSeenAndStopsCostingReads) {
