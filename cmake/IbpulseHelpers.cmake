@@ -23,6 +23,23 @@ function(ibpulse_apply_options target)
   endif()
 endfunction()
 
+# ibpulse_checks_need(FOUND <bool> TOOL <name> CHECKS <what>): `what` is left out without the
+# tool, never silently: with IBPULSE_REQUIRE_TOOLS (CI) the configuration stops; otherwise the
+# checks are listed at its end. Returns whether the checks can be added in IBPULSE_CHECKS_OK.
+function(ibpulse_checks_need)
+  cmake_parse_arguments(ARG "" "FOUND;TOOL;CHECKS" "" ${ARGN})
+  if(ARG_FOUND)
+    set(IBPULSE_CHECKS_OK TRUE PARENT_SCOPE)
+    return()
+  endif()
+  if(IBPULSE_REQUIRE_TOOLS)
+    message(FATAL_ERROR "${ARG_TOOL} not found, needed by ${ARG_CHECKS} "
+                        "(IBPULSE_REQUIRE_TOOLS, on with CI=true): run scripts/install-deps")
+  endif()
+  set_property(GLOBAL APPEND PROPERTY IBPULSE_SKIPPED_CHECKS "${ARG_CHECKS}: no ${ARG_TOOL}")
+  set(IBPULSE_CHECKS_OK FALSE PARENT_SCOPE)
+endfunction()
+
 # ibpulse_cc_library(NAME n [SRCS ...] [PUBLIC_DEPS ...] [PRIVATE_DEPS ...])
 # Creates ibpulse_<n> with alias ibpulse::<n>; public headers in ./include, sources in ./src.
 function(ibpulse_cc_library)
