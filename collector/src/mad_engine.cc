@@ -294,9 +294,13 @@ class UmadEngine final : public MadEngine {
   std::optional<PendingId> land(uint32_t tid) {
     Flight* f = find_flight(tid);
     if (f == nullptr) return std::nullopt;
-    const PendingId id = f->pending;
-    f->used = false;
-    free_slots_.push_back(tid & kSlotMask);
+    return land(*f);
+  }
+
+  PendingId land(Flight& f) {
+    const PendingId id = f.pending;
+    f.used = false;
+    free_slots_.push_back(f.tid & kSlotMask);
     --in_flight_;
     const uint32_t node = pool_[id].request.node;
     --node_in_flight_[node];
@@ -319,22 +323,22 @@ class UmadEngine final : public MadEngine {
         continue;
       }
       const DecodedReply reply = decode_reply(mad);
-      if (const Flight* f = find_flight(reply.tid);
-          f != nullptr && pool_[f->pending].request.attribute != reply.attribute) {
-        ++stats_.malformed_replies;
-        continue;
-      }
-      auto id = land(reply.tid);
-      if (!id) {
+      Flight* flight = find_flight(reply.tid);
+      if (flight == nullptr) {
         ++stats_.stale_replies;
         continue;
       }
-      if (umad_status(recv_buf_.data()) != 0) {  // our own request, returned undelivered
-        ++stats_.attempt_unreachable;
-        done += retry_or_fail(*id, MadFailure::kUnreachable, on_done);
+      if (pool_[flight->pending].request.attribute != reply.attribute) {
+        ++stats_.malformed_replies;
         continue;
       }
-      done += answer(*id, reply, mad, on_done);
+      const PendingId id = land(*flight);
+      if (umad_status(recv_buf_.data()) != 0) {  // our own request, returned undelivered
+        ++stats_.attempt_unreachable;
+        done += retry_or_fail(id, MadFailure::kUnreachable, on_done);
+        continue;
+      }
+      done += answer(id, reply, mad, on_done);
     }
     return done;
   }

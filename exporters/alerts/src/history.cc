@@ -19,8 +19,8 @@ void CounterHistory::begin(const converters::FabricSnapshot& s, const PortLayout
   pending_ = Slot{s.published, layout, {}};
   pending_.blocks.resize((s.ports.size() + kBlock - 1) / kBlock);
   // The newest slot's blocks (even a provisional one: the previous snapshot's values), to share.
-  previous_.clear();
-  if (!slots_.empty() && slots_.back().layout == layout) previous_ = slots_.back().blocks;
+  // Read while the snapshot is gathered; slots_ changes only in commit().
+  previous_ = !slots_.empty() && slots_.back().layout == layout ? &slots_.back() : nullptr;
   window_base_ = nullptr;
   for (const Slot& slot : slots_) {
     if (slot.time >= s.published || slot.time + window_ > s.published) break;
@@ -36,8 +36,8 @@ void CounterHistory::gather(const converters::FabricSnapshot& s, size_t b) {
     if (source_.kind == CounterSource::Kind::kFamily) prefetch_extra(s.ports, i);
     if (const auto v = counter_value(source_, s.ports[i])) block[i - first] = *v;
   }
-  if (b < previous_.size() && *previous_[b] == block) {
-    pending_.blocks[b] = previous_[b];
+  if (previous_ != nullptr && b < previous_->blocks.size() && *previous_->blocks[b] == block) {
+    pending_.blocks[b] = previous_->blocks[b];
   } else {
     pending_.blocks[b] = std::make_shared<const Block>(block);
   }
@@ -92,6 +92,7 @@ std::optional<Increase> CounterHistory::search_base(const converters::FabricSnap
 void CounterHistory::commit() {
   const auto published = pending_.time;
   window_base_ = nullptr;
+  previous_ = nullptr;
   while (!slots_.empty() && slots_.front().time + window_ + step_ < published) {
     slots_.pop_front();
   }
@@ -99,7 +100,6 @@ void CounterHistory::commit() {
   last_provisional_ = !slots_.empty() && published - slots_.back().time < step_;
   slots_.push_back(std::move(pending_));
   pending_ = {};
-  previous_.clear();
 }
 
 }  // namespace ibpulse::exporters::alerts

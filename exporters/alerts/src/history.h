@@ -74,7 +74,7 @@ class CounterHistory {
   // The snapshot begun: its values, the newest slot's blocks (to share), and the newest slot
   // that covers the whole window before it (the base of every port it has a value for).
   Slot pending_;
-  std::vector<std::shared_ptr<const Block>> previous_;
+  const Slot* previous_ = nullptr;
   const Slot* window_base_ = nullptr;
 };
 

@@ -36,8 +36,9 @@ namespace ibpulse::exporters::snmp {
 inline constexpr std::string_view kDefaultListen = "127.0.0.1:1161";
 
 struct AgentOptions {
-  std::string listen = std::string(kDefaultListen);  // host:port; port 0 picks a free one
-  std::vector<std::string> communities;              // read-only v1/v2c; none: v1/v2c off
+  // HOST:PORT, [IPV6]:PORT or net-snmp's udp:/udp6:/tcp:/tcp6: forms; port 0 picks a free one
+  std::string listen = std::string(kDefaultListen);
+  std::vector<std::string> communities;  // read-only v1/v2c; none: v1/v2c off
   // Where v1/v2c requests may come from: "default" (anywhere) or address[/prefix] entries.
   std::vector<std::string> sources = {"default"};
   std::vector<SnmpUser> users;

@@ -18,7 +18,7 @@ namespace ibpulse::exporters::snmp {
 struct TrapSink {
   enum class Kind { kV2cTrap, kV3Trap, kV3Inform };
   Kind kind = Kind::kV2cTrap;
-  std::string address;               // host:port over UDP; the port defaults to 162
+  std::string address;  // HOST[:PORT], [IPV6][:PORT] or udp:/udp6:/tcp:/tcp6: forms; port 162
   std::string community = "public";  // v2c
   SnmpUser user;                     // v3: authPriv
   // How long to wait for an inform's acknowledgement, and how often net-snmp sends it again
