@@ -1,7 +1,5 @@
 #include "ibpulse/collector/mad_engine.h"
 
-#include <infiniband/umad.h>
-
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -13,11 +11,12 @@
 #include <vector>
 
 #include "mad_codec.h"
+#include "umad_port.h"
 
 namespace ibpulse::collector {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = UmadPort::Clock;
 constexpr int kPerformanceClass = 0x04;
 constexpr int kSubnetLidClass = 0x01;
 constexpr unsigned kMaxBackoffShift = 3;  // a retry waits at most 8 x the first timeout
@@ -72,12 +71,10 @@ constexpr unsigned kBackoffLevels = kMaxBackoffShift + 1;
 
 class UmadEngine final : public MadEngine {
  public:
-  UmadEngine(int port_id, int agent, const MadEngineOptions& options)
-      : port_id_(port_id),
+  UmadEngine(std::unique_ptr<UmadPort> port, int agent, const MadEngineOptions& options)
+      : port_(std::move(port)),
         agent_(agent),
         options_(options),
-        send_buf_(umad_size() + kMadSize),
-        recv_buf_(umad_size() + kMadSize),
         next_tid_(static_cast<uint32_t>(std::random_device{}())),
         slots_(options.window) {
     for (uint32_t i = static_cast<uint32_t>(options.window); i-- > 0;)
@@ -85,19 +82,18 @@ class UmadEngine final : public MadEngine {
   }
 
   ~UmadEngine() override {
-    if (smp_agent_ >= 0) umad_unregister(port_id_, smp_agent_);
-    umad_unregister(port_id_, agent_);
-    umad_close_port(port_id_);
+    if (smp_agent_ >= 0) port_->unregister_agent(smp_agent_);
+    port_->unregister_agent(agent_);
   }
 
   Status enable_smp(bool enabled) override {
     if (enabled == (smp_agent_ >= 0)) return Ok{};
     if (!enabled) {
-      umad_unregister(port_id_, smp_agent_);
+      port_->unregister_agent(smp_agent_);
       smp_agent_ = -1;
       return Ok{};
     }
-    const int agent = umad_register(port_id_, kSubnetLidClass, 1, 0, nullptr);
+    const int agent = port_->register_agent(kSubnetLidClass);
     if (agent < 0)
       return Err("cannot register an SMP agent (class 0x01): {}", std::strerror(-agent));
     smp_agent_ = agent;
@@ -116,11 +112,11 @@ class UmadEngine final : public MadEngine {
   }
 
   size_t poll(std::chrono::milliseconds max_wait, const CompletionFn& on_done) override {
-    const auto until = Clock::now() + max_wait;
+    const auto until = port_->now() + max_wait;
     size_t done = 0;
     while (!idle()) {
       done += fill_window(on_done);
-      const auto now = Clock::now();
+      const auto now = port_->now();
       // With the window full, or every queued request held by its node's limit, nothing can
       // be sent before a reply arrives: wait for one rather than hand back to a caller who can
       // only spin, taking the CPU the fabric (or the simulator) needs to answer.
@@ -132,7 +128,7 @@ class UmadEngine final : public MadEngine {
       }
       const auto wait_ms =
           std::max<int64_t>(0, std::chrono::ceil<std::chrono::milliseconds>(wait).count());
-      done += receive(static_cast<int>(wait_ms), on_done);
+      done += receive(std::chrono::milliseconds(wait_ms), on_done);
       done += expire(on_done);
     }
     return done;
@@ -245,24 +241,23 @@ class UmadEngine final : public MadEngine {
     // The slot in the low bits finds the flight without a hash table; the sequence above it
     // tells a late answer to an earlier attempt from the current one.
     const uint32_t tid = (next_tid_++ << kSlotBits) | slot;
-    encode_packed(umad_get_mad(send_buf_.data()), p.request,
+    encode_packed(port_->send_buffer(), p.request,
                   p.request.tail == kNoTail ? nullptr : &tails_[p.request.tail], tid);
     const bool smp = p.request.mgmt_class == MadClass::kSubnetLid;
     // SMPs go to QP0 (no Q_Key), GMPs to QP1.
-    umad_set_addr(send_buf_.data(), p.request.lid, smp ? 0 : 1, 0, smp ? 0 : kQp1Qkey);
+    const UmadAddress to{p.request.lid, smp ? 0 : 1, smp ? 0 : kQp1Qkey};
     const unsigned level = backoff_level(p.attempts);
     const auto timeout = attempt_timeout(p.attempts);
     ++p.attempts;
     const int agent = smp ? smp_agent_ : agent_;
-    if (agent < 0 || umad_send(port_id_, agent, send_buf_.data(), static_cast<int>(kMadSize),
-                               static_cast<int>(timeout.count()), 0) != 0) {
+    if (agent < 0 || port_->send(agent, to, timeout) != 0) {
       ++stats_.failed_for(MadFailure::kSendError);
       complete(id, MadFailure::kSendError, 0, {}, on_done);
       return 1;
     }
     ++stats_.sent;
     if (p.attempts > 1) ++stats_.retried;
-    const auto deadline = Clock::now() + timeout;
+    const auto deadline = port_->now() + timeout;
     ++node_in_flight_[p.request.node];
     free_slots_.pop_back();
     slots_[slot] = Flight{id, deadline, tid, true};
@@ -308,13 +303,14 @@ class UmadEngine final : public MadEngine {
     return id;
   }
 
-  size_t receive(int wait_ms, const CompletionFn& on_done) {
+  size_t receive(std::chrono::milliseconds wait, const CompletionFn& on_done) {
     size_t done = 0;
-    for (int timeout = wait_ms;; timeout = 0) {
-      int length = static_cast<int>(kMadSize);
-      const int agent = umad_recv(port_id_, recv_buf_.data(), &length, timeout);
-      if (agent < 0) break;  // nothing more (ETIMEDOUT) or an error: timers handle the rest
-      const auto* mad = static_cast<const uint8_t*>(umad_get_mad(recv_buf_.data()));
+    UmadReceived got;
+    for (auto timeout = wait;; timeout = std::chrono::milliseconds(0)) {
+      // Nothing more (a timeout) or an error: timers handle the rest.
+      if (!port_->receive(timeout, got)) break;
+      const uint8_t* mad = got.mad;
+      const int length = got.length;
       // A MAD shorter than a MAD would be decoded partly from the buffer's previous reply; a
       // reply under one of our TIDs to another attribute is not its answer. Both are dropped
       // (the attempt times out and is retried) and counted.
@@ -333,7 +329,7 @@ class UmadEngine final : public MadEngine {
         continue;
       }
       const PendingId id = land(*flight);
-      if (umad_status(recv_buf_.data()) != 0) {  // our own request, returned undelivered
+      if (got.status != 0) {  // our own request, returned undelivered
         ++stats_.attempt_unreachable;
         done += retry_or_fail(id, MadFailure::kUnreachable, on_done);
         continue;
@@ -364,7 +360,7 @@ class UmadEngine final : public MadEngine {
 
   size_t expire(const CompletionFn& on_done) {
     size_t done = 0;
-    const auto now = Clock::now();
+    const auto now = port_->now();
     for (auto& level : timers_) {
       while (!level.empty() && level.front().deadline <= now) {
         const Timer t = level.front();
@@ -388,18 +384,16 @@ class UmadEngine final : public MadEngine {
     c.failure = failure;
     c.mad_status = status;
     c.attempts = p.attempts;
-    c.received = Clock::now();
+    c.received = port_->now();
     c.data = data;
     release(id);
     on_done(c);
   }
 
-  int port_id_;
+  std::unique_ptr<UmadPort> port_;
   int agent_;
   int smp_agent_ = -1;
   MadEngineOptions options_;
-  std::vector<uint8_t> send_buf_;
-  std::vector<uint8_t> recv_buf_;
   uint32_t next_tid_;
   std::vector<Pending> pool_;
   std::vector<PendingId> free_pending_;
@@ -441,22 +435,13 @@ std::string_view to_string(MadFailure failure) {
   return "unknown";
 }
 
-Result<std::unique_ptr<MadEngine>> MadEngine::open(const std::string& ca, int port,
+Result<std::unique_ptr<MadEngine>> make_mad_engine(std::unique_ptr<UmadPort> port,
                                                    const MadEngineOptions& options) {
   if (options.window == 0 || options.per_node == 0) return Err("the MAD window must be positive");
   if (options.window > kSlotMask + 1) return Err("the MAD window is at most {}", kSlotMask + 1);
-  if (umad_init() < 0) return Err("cannot initialise libibumad");
-  const int port_id = umad_open_port(ca.empty() ? nullptr : ca.c_str(), port);
-  if (port_id < 0) {
-    return Err("cannot open {} port {}: {}", ca.empty() ? "the first HCA" : ca, port,
-               std::strerror(-port_id));
-  }
-  const int agent = umad_register(port_id, kPerformanceClass, 1, 0, nullptr);
-  if (agent < 0) {
-    umad_close_port(port_id);
-    return Err("cannot register a PMA agent (class 0x04): {}", std::strerror(-agent));
-  }
-  return std::unique_ptr<MadEngine>(new UmadEngine(port_id, agent, options));
+  const int agent = port->register_agent(kPerformanceClass);
+  if (agent < 0) return Err("cannot register a PMA agent (class 0x04): {}", std::strerror(-agent));
+  return std::unique_ptr<MadEngine>(new UmadEngine(std::move(port), agent, options));
 }
 
 void drain(MadEngine& engine, const CompletionFn& on_done) {

@@ -259,19 +259,50 @@ uint64_t retried(const std::string& summary) {
   return std::stoull(summary.substr(start + 1, at - start - 1));
 }
 
-TEST(Query, LossyPortsAreRetriedAndStillRead) {
-  // Half of the PortCounters MADs through Hca4[1] bounce (discovery's SMPs are spared).
+nlohmann::json sweep_json(const std::vector<std::string>& extra, uint64_t* retries = nullptr) {
+  std::vector<std::string> cmd = {IBPULSE_BINARY_FOR_TESTS, "query", "--all", "--json"};
+  cmd.insert(cmd.end(), extra.begin(), extra.end());
+  const auto out = fabric().exec(cmd);
+  EXPECT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_NE(out.err.find("12 ports read (0 failed)"), std::string::npos) << out.err;
+  if (retries != nullptr) *retries += retried(out.err);
+  return nlohmann::json::parse(out.out).at("ports");
+}
+
+std::string port_name(const nlohmann::json& entry) {
+  std::ostringstream name;
+  name << '"' << entry.at("node").get<std::string>() << "\"[" << entry.at("port").get<int>() << ']';
+  return name.str();
+}
+
+// Every port gets its own LinkErrorRecoveryCounter (it never moves with MADs), then half of
+// the PortCounters MADs through Hca4[1] bounce (discovery's SMPs are spared): each sweep reads
+// every port, and each port its own value, never an answer meant for another port or attempt.
+TEST(Query, LossyPortsAreRetriedAndEachReadsItsOwnValues) {
+  std::map<std::string, uint64_t> expected;
+  for (const auto& entry : sweep_json({})) {
+    const uint64_t value = 10 * entry.at("lid").get<uint64_t>() + entry.at("port").get<uint64_t>();
+    ASSERT_LT(value, 255u) << "8-bit counter";
+    fabric().set("PerformanceSet " + port_name(entry) +
+                 " PortCounters.LinkErrorRecoveryCounter=" + std::to_string(value));
+    expected[port_name(entry)] = value;
+  }
+  ASSERT_EQ(expected.size(), 12u);
   ASSERT_EQ(fabric().sim("error", {"Hca4[1]", "50", "--attribute", "PortCounters"}).exit_code, 0);
   uint64_t retries = 0;
   for (int sweep = 0; sweep < 10; ++sweep) {
-    const auto out = fabric().exec({IBPULSE_BINARY_FOR_TESTS, "query", "--all", "--mad.retries",
-                                    "12", "--mad.timeout-ms", "50"});
-    EXPECT_EQ(out.exit_code, 0) << out.err;
-    EXPECT_NE(out.err.find("12 ports read (0 failed)"), std::string::npos) << out.err;
-    retries += retried(out.err);
+    const auto ports = sweep_json({"--mad.retries", "12", "--mad.timeout-ms", "50"}, &retries);
+    ASSERT_EQ(ports.size(), 12u);
+    for (const auto& entry : ports) {
+      EXPECT_EQ(entry.at("PortCounters").at("LinkErrorRecoveryCounter"),
+                expected.at(port_name(entry)))
+          << port_name(entry) << " in sweep " << sweep;
+    }
   }
   ASSERT_EQ(fabric().sim("error", {"Hca4[1]", "0"}).exit_code, 0);
   EXPECT_GT(retries, 0u) << "ten sweeps through a 50% loss cost retries";
+  for (const auto& [port, value] : expected)
+    fabric().set("PerformanceSet " + port + " PortCounters.LinkErrorRecoveryCounter=0");
 }
 
 TEST(Query, BadTargetsGetClearErrors) {
