@@ -473,7 +473,9 @@ Outcome Converter::apply_reading(PortState& p, CounterState& st, const Reading& 
 
 void Converter::note_clear_window(PortState& p, const RawSample& s, Clock::duration dt) {
   // The counts between our last read and the clear are lost: report the time and, from the
-  // current rate, an upper bound.
+  // current rate, an upper bound. A clear's answer dated before the last reading (samples of
+  // several pollers arrive out of time order) spans no time: a negative bound would wrap.
+  if (dt <= Clock::duration::zero()) return;
   stats_.clear_window_seconds += seconds(dt);
   const auto sinks = schema::sinks_of(s.attribute);
   for (size_t i = 0; i < sinks.size(); ++i) {

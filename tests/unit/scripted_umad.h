@@ -24,6 +24,11 @@
 
 namespace ibpulse::collector::testing {
 
+// Big-endian fields of a MAD.
+inline uint32_t be32(const uint8_t* p) {
+  return uint32_t{p[0]} << 24 | uint32_t{p[1]} << 16 | uint32_t{p[2]} << 8 | uint32_t{p[3]};
+}
+
 struct SentMad {
   int agent = -1;
   UmadAddress to;
@@ -33,11 +38,9 @@ struct SentMad {
 
   uint8_t mgmt_class() const { return mad[1]; }
   uint8_t method() const { return mad[3]; }
-  uint32_t tid() const { return uint32_t{mad[12]} << 24 | mad[13] << 16 | mad[14] << 8 | mad[15]; }
+  uint32_t tid() const { return be32(mad.data() + 12); }
   uint16_t attribute() const { return static_cast<uint16_t>(mad[16] << 8 | mad[17]); }
-  uint32_t modifier() const {
-    return uint32_t{mad[20]} << 24 | mad[21] << 16 | mad[22] << 8 | mad[23];
-  }
+  uint32_t modifier() const { return be32(mad.data() + 20); }
   const uint8_t* data() const { return mad.data() + kMadDataOffset; }
 };
 

@@ -105,7 +105,8 @@ TEST(VlTraffic, ConverterPublishesRowsAndTheStateFileKeepsThem) {
   ASSERT_TRUE(apply_state(encode_state(c, t.subnet_prefix), t, restored));
   restored.set_topology(std::make_shared<collector::Topology>(t));
   restored.apply(result(t0 + 1h, {{0x4102, 1}}));
-  const auto* row = restored.snapshot(t0 + 1h)->find(kPort);
+  const auto snapshot = restored.snapshot(t0 + 1h);  // kept: `row` points into it
+  const auto* row = snapshot->find(kPort);
   ASSERT_TRUE(row && row->vl_traffic);
   EXPECT_EQ(row->vl_traffic->vl[1].rcv_octets, 124u);
   EXPECT_EQ(row->vl_traffic->samples, 3u);
