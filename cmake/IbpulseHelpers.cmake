@@ -13,10 +13,13 @@ function(ibpulse_apply_options target)
   if(IBPULSE_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()
-  if(IBPULSE_SANITIZE OR IBPULSE_FUZZ)
+  if(IBPULSE_SANITIZE STREQUAL "address" OR IBPULSE_FUZZ)
     target_compile_options(${target} PRIVATE -fsanitize=address,undefined -fno-omit-frame-pointer
                                              -fno-sanitize-recover=undefined)
     target_link_options(${target} PRIVATE -fsanitize=address,undefined)
+  elseif(IBPULSE_SANITIZE STREQUAL "thread")
+    target_compile_options(${target} PRIVATE -fsanitize=thread -fno-omit-frame-pointer)
+    target_link_options(${target} PRIVATE -fsanitize=thread)
   endif()
   if(IBPULSE_FUZZ)  # coverage for libFuzzer in every module; fuzzers link its main
     target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link)
@@ -59,14 +62,25 @@ function(ibpulse_cc_library)
   add_library(ibpulse::${ARG_NAME} ALIAS ${target})
 endfunction()
 
-# ibpulse_cc_test(NAME n SRCS ... DEPS ... LABELS unit|integration [RESOURCE_LOCK r] [TIMEOUT s])
+# ibpulse_cc_test(NAME n SRCS ... DEPS ... LABELS unit|integration [RESOURCE_LOCK r] [TIMEOUT s]
+#                 [SANITIZE | NO_SANITIZE])
 # One CTest test per binary: integration binaries bring up one simulated fabric per binary.
+# Unit tests (unless NO_SANITIZE), and integration tests marked SANITIZE, also carry the label
+# `sanitize` and are built by the target `sanitized_tests`: what ./run sanitize builds and runs
+# under ASan and TSan.
 function(ibpulse_cc_test)
-  cmake_parse_arguments(ARG "" "NAME;TIMEOUT" "SRCS;DEPS;LABELS;RESOURCE_LOCK" ${ARGN})
+  cmake_parse_arguments(ARG "SANITIZE;NO_SANITIZE" "NAME;TIMEOUT" "SRCS;DEPS;LABELS;RESOURCE_LOCK" ${ARGN})
   add_executable(${ARG_NAME} ${ARG_SRCS})
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gmock)
   ibpulse_apply_options(${ARG_NAME})
   add_test(NAME ${ARG_NAME} COMMAND ${ARG_NAME})
+  if(("unit" IN_LIST ARG_LABELS OR ARG_SANITIZE) AND NOT ARG_NO_SANITIZE)
+    list(APPEND ARG_LABELS sanitize)
+    if(NOT TARGET sanitized_tests)
+      add_custom_target(sanitized_tests)
+    endif()
+    add_dependencies(sanitized_tests ${ARG_NAME})
+  endif()
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 300)
   endif()

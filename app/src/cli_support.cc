@@ -72,7 +72,7 @@ void set_program_args(int argc, char** argv) {
 }
 
 void add_sanitizer_env(sim::EnvVars& env) {
-#ifdef __SANITIZE_ADDRESS__
+#ifdef IBPULSE_ASAN_SUPPRESSIONS  // an ASan build (app/CMakeLists.txt)
   // An ASan build must come first in the library list; umad2sim's preload now does. Both
   // work together once ASan stops checking the order and ignores umad2sim's own overflow.
   const char* asan = std::getenv("ASAN_OPTIONS");
