@@ -22,10 +22,20 @@ std::string errno_text() {
 Result<FileContents> read_whole_file(const std::filesystem::path& path) {
   FileContents out;
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return out;
+  const auto status = std::filesystem::status(path, ec);
+  if (status.type() == std::filesystem::file_type::not_found) return out;
+  if (ec) return Err("cannot look at {}: {}", path.string(), ec.message());
+  if (status.type() != std::filesystem::file_type::regular) {
+    return Err("{} is not a regular file", path.string());
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return Err("cannot open {}: {}", path.string(), errno_text());
-  out.bytes.assign(std::istreambuf_iterator<char>(in), {});
+  try {
+    // libstdc++'s filebuf throws on a read error (EIO, EISDIR) even without exceptions().
+    out.bytes.assign(std::istreambuf_iterator<char>(in), {});
+  } catch (const std::exception& e) {
+    return Err("cannot read {}: {}", path.string(), e.what());
+  }
   if (in.bad()) return Err("cannot read {}", path.string());
   out.found = true;
   return out;

@@ -280,6 +280,18 @@ TEST(StateFile, FilesFromAnotherFabricAreRefused) {
   EXPECT_EQ(fresh.if_indexes().size(), 0u);
 }
 
+// A directory where the file should be: an error naming it, never an exception (libstdc++'s
+// filebuf throws on EISDIR while reading).
+TEST(StateFile, ADirectoryInThePlaceOfTheFileIsAnErrorNotACrash) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("ibpulse-state-dir-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "counters.state");
+  const auto read = read_whole_file(dir / "counters.state");
+  ASSERT_FALSE(read);
+  EXPECT_NE(read.error().find("is not a regular file"), std::string::npos) << read.error();
+  std::filesystem::remove_all(dir);
+}
+
 TEST(StateFile, WritesAtomicallyReadsBackAndSetsAside) {
   const auto dir =
       std::filesystem::temp_directory_path() / ("ibpulse-state-test-" + std::to_string(::getpid()));

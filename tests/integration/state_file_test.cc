@@ -1,0 +1,119 @@
+// The state file at daemon level, for the files a daemon must not trust: one written with
+// another counter schema (another ibpulse version) and one it cannot read. Each test has its
+// own state directory.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "daemon_client.h"
+#include "sim_fabric.h"
+
+namespace ibpulse::testing {
+namespace {
+
+SimFabric& fabric() {
+  return SimFabricEnvironment::fabric();
+}
+
+std::filesystem::path fresh_dir(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("ibpulse-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+sim::CommandOutput run_once(const std::filesystem::path& dir) {
+  return fabric().exec({IBPULSE_BINARY_FOR_TESTS, "run", "--exit-after-sweeps", "2",
+                        "--poll.counters-interval", "300ms", "--state.dir", dir.string(),
+                        "--log.level", "trace"});
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// The state file's trailer is FNV-1a over everything before it (converters/src/state_file.cc).
+uint64_t fnv1a(const std::string& bytes, size_t size) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < size; ++i) {
+    h ^= static_cast<uint8_t>(bytes[i]);
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+// As another ibpulse version would have written it: another schema fingerprint (after the
+// 8-byte magic and the 4-byte version), with a checksum that matches.
+void give_another_schema(const std::filesystem::path& path) {
+  std::string bytes = read_file(path);
+  ASSERT_GT(bytes.size(), 28u);
+  bytes[12] = static_cast<char>(bytes[12] ^ 0x5a);
+  const uint64_t sum = fnv1a(bytes, bytes.size() - 8);
+  std::memcpy(bytes.data() + bytes.size() - 8, &sum, sizeof sum);
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+TEST(StateFile, AFileFromAnotherSchemaKeepsTheIfIndexesAndStartsTheCountersAfresh) {
+  const auto dir = fresh_dir("state-schema");
+  const auto state = dir / "counters.state";
+  const std::string symbol = total_line(fabric(), "Hca2", 1, "symbol_error");
+  fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.SymbolErrorCounter=100");
+  auto out = run_once(dir);
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_EQ(total_in(out.err, symbol), 100u) << out.err;
+  give_another_schema(state);
+  fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.SymbolErrorCounter=20");  // cleared
+
+  out = run_once(dir);
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_NE(out.err.find("event=state_partly_loaded path=\"" + state.string() +
+                         "\" reason=\"written with another counter schema"),
+            std::string::npos)
+      << out.err;
+  const auto line = out.err.find("event=state_partly_loaded");
+  const auto kept = out.err.find(" if_indexes=", line);
+  ASSERT_NE(kept, std::string::npos) << out.err;
+  EXPECT_GE(std::stoull(out.err.substr(kept + 12)), 12u) << "every linked port's ifIndex kept";
+  // Not 120 (the old total carried on): the old counters cannot be read with this schema.
+  EXPECT_EQ(total_in(out.err, symbol), 20u) << out.err;
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 2)
+      << "the state file and the lock, nothing set aside";
+
+  fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.SymbolErrorCounter=25");
+  out = run_once(dir);  // the file saved after it has this schema again
+  EXPECT_NE(out.err.find("event=state_loaded"), std::string::npos) << out.err;
+  EXPECT_EQ(total_in(out.err, symbol), 25u) << out.err;
+  fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.SymbolErrorCounter=0");
+  std::filesystem::remove_all(dir);
+}
+
+// A state file the daemon cannot read may still hold what an operator needs: the daemon runs
+// without one and writes nothing there.
+TEST(StateFile, AnUnreadableFileIsNeverOverwritten) {
+  const auto dir = fresh_dir("state-unreadable");
+  const auto state = dir / "counters.state";
+  std::filesystem::create_directories(state);  // read() fails with EISDIR
+  std::ofstream(state / "kept") << "operator's";
+  const auto out = run_once(dir);
+  EXPECT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_NE(out.err.find("event=state_load_failed path=\"" + state.string() + "\""),
+            std::string::npos)
+      << out.err;
+  EXPECT_EQ(out.err.find("event=state_saved"), std::string::npos) << out.err;
+  EXPECT_TRUE(std::filesystem::is_directory(state));
+  EXPECT_EQ(read_file(state / "kept"), "operator's");
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    EXPECT_TRUE(name == "counters.state" || name == "counters.lock") << name;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ibpulse::testing
