@@ -4,6 +4,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 
 #include "sim_fabric.h"
@@ -303,6 +304,54 @@ TEST(Query, LossyPortsAreRetriedAndEachReadsItsOwnValues) {
   EXPECT_GT(retries, 0u) << "ten sweeps through a 50% loss cost retries";
   for (const auto& [port, value] : expected)
     fabric().set("PerformanceSet " + port + " PortCounters.LinkErrorRecoveryCounter=0");
+}
+
+// `ibpulse discover` against ibnetdiscover (infiniband-diags): the same links between the
+// same LIDs and ports, at the same width and speed, and the same node names.
+TEST(Discover, SeesEveryLinkIbnetdiscoverSees) {
+  const auto theirs = fabric().exec({"ibnetdiscover", "-p"});
+  ASSERT_EQ(theirs.exit_code, 0) << theirs.err;
+  // "CA  6  1 0x... 4x SDR - SW  3  2 0x... ( 'Hca4' - 'Switch2' )": one line per port.
+  const std::regex link_line(
+      R"((CA|SW)\s+(\d+)\s+(\d+)\s+0x[0-9a-f]+\s+(\d+)x\s+(\w+)\s+-\s+(?:CA|SW)\s+(\d+)\s+(\d+)\s+0x[0-9a-f]+\s+\(\s*'([^']*)'\s+-\s+'([^']*)'\s*\))");
+  std::map<std::string, std::string> expected;  // "lid/port" -> "peer lid/port width speed names"
+  std::istringstream lines(theirs.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (!std::regex_search(line, m, link_line)) continue;
+    expected[m[2].str() + "/" + m[3].str()] = m[6].str() + "/" + m[7].str() + " " + m[4].str() +
+                                              "X " + m[5].str() + " " + m[8].str() + "-" +
+                                              m[9].str();
+  }
+  ASSERT_GE(expected.size(), 12u) << theirs.out;
+
+  const auto ours_out = fabric().exec({IBPULSE_BINARY_FOR_TESTS, "discover", "--json"});
+  ASSERT_EQ(ours_out.exit_code, 0) << ours_out.err;
+  const auto ours = nlohmann::json::parse(ours_out.out);
+  std::map<std::string, const nlohmann::json*> nodes;
+  for (const auto& n : ours.at("nodes"))
+    nodes[n.at("guid").get<std::string>()] = &n;
+  const auto port_of = [&](const std::string& guid, int port) -> const nlohmann::json& {
+    for (const auto& p : nodes.at(guid)->at("ports")) {
+      if (p.at("port") == port) return p;
+    }
+    throw std::runtime_error("no port " + std::to_string(port) + " on " + guid);
+  };
+  std::map<std::string, std::string> seen;
+  for (const auto& n : ours.at("nodes")) {
+    for (const auto& p : n.at("ports")) {
+      if (!p.contains("remote")) continue;
+      const std::string peer_guid = p.at("remote").at("node_guid");
+      const int peer_port = p.at("remote").at("port");
+      const auto& peer = port_of(peer_guid, peer_port);
+      seen[std::to_string(p.at("lid").get<int>()) + "/" + std::to_string(p.at("port").get<int>())] =
+          std::to_string(peer.at("lid").get<int>()) + "/" + std::to_string(peer_port) + " " +
+          p.at("width").get<std::string>() + " " + p.at("speed").get<std::string>() + " " +
+          n.at("name").get<std::string>() + "-" +
+          nodes.at(peer_guid)->at("name").get<std::string>();
+    }
+  }
+  EXPECT_EQ(seen, expected);
 }
 
 TEST(Query, BadTargetsGetClearErrors) {
