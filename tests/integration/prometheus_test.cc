@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "daemon_client.h"
+#include "eventually.h"
 #include "sim_fabric.h"
 
 namespace ibpulse::testing {
@@ -292,6 +293,44 @@ TEST(Prometheus, ScrapesDuringRediscoveryAreWholeSnapshots) {
   // Back to the whole topology at the end.
   EXPECT_EQ(ports_of(parse_samples(scrapes.back()), "infiniband_port_info"),
             ports_of(parse_samples(scrapes.front()), "infiniband_port_info"));
+}
+
+// fabric.node-name-map in the daemon: the names it gives replace the node descriptions in the
+// info series, on the node's own ports and as the peer of the ports linked to them; a map
+// with a bad line stops the start naming the file and the line.
+TEST(Prometheus, TheNodeNameMapNamesNodesInTheInfoSeries) {
+  const auto map = std::filesystem::temp_directory_path() /
+                   ("ibpulse-names-" + std::to_string(::getpid()) + ".map");
+  const auto& hca2 = fabric().port("Hca2", 1);
+  std::ofstream(map) << "# site names\n" << guid_text(hca2.node_guid) << " \"rack7/node 2\"\n";
+  Daemon d(fabric(), {"--web.listen-address", "127.0.0.1:0", "--poll.counters-interval", "300ms",
+                      "--counters.publish-interval", "200ms", "--state.save-interval", "off",
+                      "--fabric.node-name-map", map.string()});
+  ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+  ASSERT_NE(d.web_port(), 0) << d.log();
+  const std::string own = "infiniband_port_info{node_guid=\"" + guid_text(hca2.node_guid) +
+                          "\",port=\"1\",node_description=\"rack7/node 2\",";
+  const std::string as_peer = "remote_node_guid=\"" + guid_text(hca2.node_guid) +
+                              "\",remote_port=\"1\",remote_description=\"rack7/node 2\"";
+  std::string scrape;
+  EXPECT_TRUE(eventually(
+      [&] {
+        scrape = http_get(d.web_port(), "/metrics");
+        return scrape.find(own) != std::string::npos;
+      },
+      10s))
+      << scrape.substr(0, 3000);
+  EXPECT_NE(scrape.find(as_peer), std::string::npos);
+  EXPECT_EQ(scrape.find("node_description=\"Hca2\""), std::string::npos);
+  d.stop();
+
+  std::ofstream(map) << guid_text(hca2.node_guid) << " \"rack7\"\nnot-a-guid \"x\"\n";
+  const auto bad =
+      fabric().exec({IBPULSE_BINARY_FOR_TESTS, "run", "--exit-after-sweeps", "1",
+                     "--state.save-interval", "off", "--fabric.node-name-map", map.string()});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find(map.string() + ":2"), std::string::npos) << bad.err;
+  std::filesystem::remove(map);
 }
 
 TEST(Prometheus, AnAddressInUseStopsTheStartWithAClearError) {
