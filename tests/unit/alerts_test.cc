@@ -4,115 +4,12 @@
 
 #include <set>
 
+#include "alert_fabric.h"
 #include "ibpulse/exporters/alerts/engine.h"
 #include "ibpulse/exporters/alerts/event_queue.h"
 
 namespace ibpulse::exporters::alerts {
 namespace {
-
-using namespace std::chrono_literals;
-using converters::Clock;
-using converters::FabricSnapshot;
-using converters::OperStatus;
-using schema::CounterId;
-
-constexpr uint64_t kSwitch = 0x0002c90300000001, kHca = 0x0002c90300000010;
-
-// A switch with ports 1-4 (1 linked to the HCA, 2 linked to nothing), an HCA with port 1.
-class FabricClock {
- public:
-  FabricClock() {
-    auto t = std::make_shared<collector::Topology>();
-    t->nodes = {{kSwitch, collector::NodeKind::kSwitch, "leaf01 switch", "leaf01", 4, 0, 1},
-                {kHca, collector::NodeKind::kCa, "node07 HCA-1", "node07", 1, 0, 2}};
-    std::sort(t->nodes.begin(), t->nodes.end(), [](auto& a, auto& b) { return a.guid < b.guid; });
-    for (uint8_t port = 1; port <= 4; ++port)
-      t->ports.push_back(port_of(kSwitch, port, port == 1));
-    t->ports.push_back(port_of(kHca, 1, true));
-    t->ports[0].remote = collector::PortKey{kHca, 1};
-    t->ports[4].remote = collector::PortKey{kSwitch, 1};
-    std::sort(t->ports.begin(), t->ports.end(), [](auto& a, auto& b) { return a.key < b.key; });
-    topology = t;
-  }
-
-  static collector::Port port_of(uint64_t guid, uint8_t port, bool active) {
-    collector::Port p;
-    p.key = {guid, port};
-    p.link.state = active ? 4 : 1;
-    p.link.phys_state = active ? 5 : 2;
-    p.link.width_supported = p.link.width_enabled = 1 | 2;
-    p.link.width_active = 2;
-    p.link.speed_supported = p.link.speed_enabled = 7;
-    p.link.speed_active = 4;
-    return p;
-  }
-
-  // A port of a new topology, as the daemon publishes one at each change (snapshots share
-  // theirs, never changed after).
-  collector::Port& link(uint64_t guid, uint8_t port) {
-    auto changed = std::make_shared<collector::Topology>(*topology);
-    topology = changed;
-    return const_cast<collector::Port&>(*changed->find_port({guid, port}));
-  }
-
-  // The snapshot `seconds` after the start, with the given symbol-error totals per port.
-  FabricSnapshot at(double seconds) {
-    FabricSnapshot s;
-    s.topology = topology;
-    s.published =
-        start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-    uint32_t if_index = 1;
-    for (const auto& port : topology->ports) {
-      converters::PortSnapshot p;
-      p.key = port.key;
-      p.if_index = if_index++;
-      p.oper_status = port.active() ? OperStatus::kUp : OperStatus::kDown;
-      p.last_read = s.published;
-      const auto idx = schema::index_of(CounterId::kSymbolError);
-      if (!read) {
-        s.ports.push_back(p);
-        continue;
-      }
-      p.present |= 1ull << idx;
-      p.totals.set(idx, symbol_errors[port.key]);
-      p.present |= 1ull << schema::index_of(CounterId::kXmitData);
-      p.utilisation_out = utilisation[port.key];
-      s.ports.push_back(p);
-    }
-    return s;
-  }
-
-  std::shared_ptr<collector::Topology> topology;
-  std::map<collector::PortKey, uint64_t> symbol_errors;
-  std::map<collector::PortKey, float> utilisation;
-  bool read = true;  // false: no counter was read yet (the daemon's first snapshots)
-  Clock::time_point start = Clock::now();
-};
-
-const auto kWall = std::chrono::system_clock::time_point{} + 1000h;
-
-Rule rule_named(const std::vector<Rule>& rules, const std::string& name) {
-  for (const auto& r : rules)
-    if (r.name == name) return r;
-  ADD_FAILURE() << "no rule " << name;
-  return {};
-}
-
-std::vector<Rule> only(const std::string& name) {
-  return {rule_named(default_rules(), name)};
-}
-
-// The rules of one configured rule (a test failure when it does not parse).
-std::vector<Rule> configured(const std::string& json) {
-  const auto parsed = parse_rules({{json, "x"}}, false);
-  EXPECT_TRUE(parsed.errors.empty()) << (parsed.errors.empty() ? "" : parsed.errors.front());
-  return parsed.rules;
-}
-
-// Evaluates the snapshot at `t` and returns what it decided.
-std::vector<Decision> step(ThresholdEngine& e, FabricClock& f, double t) {
-  return e.evaluate(f.at(t), kWall);
-}
 
 TEST(AlertRules, ParsesAConfiguredRuleAndTunesADefaultOne) {
   const auto parsed =
