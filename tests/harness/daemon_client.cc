@@ -125,6 +125,15 @@ uint64_t total_in(const std::string& log, const std::string& line) {
   return std::stoull(log.substr(at + line.size()));
 }
 
+uint64_t stopped_stat(const std::string& log, const std::string& key) {
+  std::smatch m;
+  if (!std::regex_search(log, m, std::regex("event=stopped .* " + key + "=([0-9]+)"))) {
+    ADD_FAILURE() << "no " << key << " on the event=stopped line";
+    return 0;
+  }
+  return std::stoull(m[1]);
+}
+
 namespace {
 
 // What a GET came back with: the body (kBody), an HTTP error status and the body it carried

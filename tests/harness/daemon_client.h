@@ -71,4 +71,8 @@ std::string total_line(const SimFabric& fabric, const std::string& node, unsigne
 // The last total logged on `line`, or UINT64_MAX when the daemon did not report it.
 uint64_t total_in(const std::string& log, const std::string& line);
 
+// The value of `key` on the daemon's event=stopped line: a test failure (and 0) when the line
+// or the key is missing, so a renamed statistic cannot pass for a zero or a huge one.
+uint64_t stopped_stat(const std::string& log, const std::string& key);
+
 }  // namespace ibpulse::testing

@@ -55,14 +55,6 @@ std::string total_line(const std::string& node, unsigned port, const std::string
   return testing::total_line(fabric(), node, port, counter);
 }
 
-// A number from the daemon's `event=stopped` line.
-uint64_t stopped_stat(const std::string& log, const std::string& key) {
-  const std::regex re("event=stopped .* " + key + "=([0-9]+)");
-  std::smatch m;
-  if (!std::regex_search(log, m, re)) return UINT64_MAX;
-  return std::stoull(m[1]);
-}
-
 // The daemon's reads of any port of `node` (every attribute, failed ones included).
 uint64_t reads_of(const std::string& log, const std::string& node) {
   return count(log, "event=sample_read node_guid=" + guid_of(node) + " ");

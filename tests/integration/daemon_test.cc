@@ -24,17 +24,6 @@ SimFabric& fabric() {
 
 constexpr unsigned kSimMtu = 2048;  // ibsim's NeighborMTU (4), in octets
 
-// The value of `key` on the daemon's event=stopped line: a test failure when the line or the
-// key is missing, so a renamed statistic cannot pass for a zero one.
-uint64_t stopped_stat(const std::string& log, const std::string& key) {
-  std::smatch m;
-  if (!std::regex_search(log, m, std::regex("event=stopped .* " + key + "=([0-9]+)"))) {
-    ADD_FAILURE() << "no " << key << " on the event=stopped line";
-    return 0;
-  }
-  return std::stoull(m[1]);
-}
-
 std::vector<double> sweep_seconds(const std::string& log) {
   std::vector<double> out;
   const std::regex re("event=(?:ready|sweep) .*sweep_seconds=([0-9.]+)");
