@@ -31,8 +31,8 @@ void check(bool ok) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto port = std::make_unique<testing::ScriptedUmad>();
   testing::ScriptedUmad& umad = *port;
-  auto engine = make_mad_engine(std::move(port), {.window = 4, .per_node = 2,
-                                                  .timeout = milliseconds(10), .retries = 2});
+  auto engine = make_mad_engine(
+      std::move(port), {.window = 4, .per_node = 2, .timeout = milliseconds(10), .retries = 2});
   check(engine.ok());
   for (uint8_t i = 0; i < kRequests; ++i) {
     MadRequest r;
