@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "daemon_client.h"
+#include "eventually.h"
 #include "sim_fabric.h"
 #include "snmp_client.h"
 #include "snmptrapd.h"
@@ -126,6 +127,21 @@ TEST(Alerts, TheDefaultRulesReportASymbolErrorBurstWithinTenSeconds) {
   EXPECT_NE(http_get(d.web_port(), "/metrics")
                 .find(active_series("Hca3", 1, "symbol_error_burst", "warning")),
             std::string::npos);
+  // The alert self-metrics count what the log reports, raise for raise.
+  std::string scrape;
+  EXPECT_TRUE(eventually(
+      [&] {
+        const uint64_t raises = count(d.log(), "event=alert_raised ");
+        const uint64_t clears = count(d.log(), "event=alert_cleared ");
+        scrape = http_get(d.web_port(), "/metrics");
+        return raises >= 1 &&
+               scrape.find("\nibpulse_alerts_raised_total " + std::to_string(raises) + "\n") !=
+                   std::string::npos &&
+               scrape.find("\nibpulse_alerts_cleared_total " + std::to_string(clears) + "\n") !=
+                   std::string::npos;
+      },
+      10s))
+      << scrape.substr(scrape.find("ibpulse_alerts"), 600) << d.log();
   fabric().set("PerformanceSet \"Hca3\"[1] PortCounters.SymbolErrorCounter=0");
   const std::string log = d.stop();
   EXPECT_EQ(count(log, "event=alert_raised rule=symbol_error_burst"), 1u) << log;

@@ -25,13 +25,6 @@ std::string sample_read(const std::string& node, unsigned port) {
          " port=" + std::to_string(port) + " attribute=PortCounters ";
 }
 
-size_t count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-    ++n;
-  return n;
-}
-
 TEST(Reload, SighupAppliesNewIntervalsAndPollListsAndKeepsThemOverABadFile) {
   const auto config = std::filesystem::temp_directory_path() /
                       ("ibpulse-reload-" + std::to_string(::getpid()) + ".yaml");
