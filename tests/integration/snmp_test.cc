@@ -533,6 +533,44 @@ TEST(Snmp, ServesOverIpv6AndTcpInNetSnmpsAddressSyntax) {
   }
 }
 
+// SNMPv1 has no Counter64 (RFC 3584 4.2.1): a v1 GET of an HC column is noSuchName, a v1
+// walk of ifXTable steps over the HC columns and still reaches the Counter32/Gauge32 ones,
+// and ifInOctets (Counter32) reads as over v2c.
+TEST(Snmp, SnmpV1GetsNoCounter64ButEverythingElse) {
+  Daemon d(fabric(), {"--snmp.community", "public", "--snmp.listen", "127.0.0.1:0",
+                      "--state.save-interval", "off"});
+  ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+  const std::string target = " 127.0.0.1:" + std::to_string(d.snmp_port());
+  std::map<std::string, std::string> names;
+  ASSERT_TRUE(
+      eventually([&] { return !(names = if_indexes(d.snmp_port(), "public")).empty(); }, 20s));
+  const std::string index = names.begin()->second;
+
+  const auto hc = snmp_tool("snmpget -v1 -c public -On -t 2 -r 0" + target +
+                            " 1.3.6.1.2.1.31.1.1.1.6." + index);
+  EXPECT_NE(hc.out.find("noSuchName"), std::string::npos) << hc.out;
+  const auto in_octets = parse_varbinds(snmp_tool("snmpget -v1 -c public -On -Oq -t 2 -r 0" +
+                                                  target + " 1.3.6.1.2.1.2.2.1.10." + index)
+                                            .out);
+  ASSERT_EQ(in_octets.count(".1.3.6.1.2.1.2.2.1.10." + index), 1u);
+  EXPECT_FALSE(in_octets.at(".1.3.6.1.2.1.2.2.1.10." + index).empty());
+
+  const auto walk =
+      snmp_tool("snmpwalk -v1 -c public -On -Oq -t 2 -r 0" + target + " 1.3.6.1.2.1.31.1.1.1");
+  EXPECT_EQ(walk.status, 0) << walk.out;
+  const auto rows = parse_varbinds(walk.out);
+  size_t names_seen = 0, high_speed = 0;
+  for (const auto& [oid, value] : rows) {
+    const std::string column = oid.substr(0, oid.rfind('.'));
+    EXPECT_TRUE(column != ".1.3.6.1.2.1.31.1.1.1.6" && column != ".1.3.6.1.2.1.31.1.1.1.10")
+        << "a Counter64 column over SNMPv1: " << oid;
+    names_seen += column == ".1.3.6.1.2.1.31.1.1.1.1";
+    high_speed += column == ".1.3.6.1.2.1.31.1.1.1.15";
+  }
+  EXPECT_EQ(names_seen, names.size()) << walk.out;
+  EXPECT_EQ(high_speed, names.size()) << walk.out;
+}
+
 TEST(Snmp, BadSettingsAreClearErrors) {
   const auto run = [](std::vector<std::string> args) {
     args.insert(args.begin(), {IBPULSE_BINARY_FOR_TESTS, "run", "--exit-after-sweeps", "1",
