@@ -430,7 +430,9 @@ class Snmpd {
   explicit Snmpd(const std::string& switch2_context) {
     std::filesystem::create_directories(dir_);
     port_ = free_loopback_port(SOCK_DGRAM);
-    std::ofstream(dir_ / "snmpd.conf")
+    // Not snmpd.conf: snmpd writes its persistent state to persistentDir/snmpd.conf when it
+    // stops, which would replace this configuration before a restart.
+    std::ofstream(dir_ / "master.conf")
         << fmt::format("agentaddress udp:127.0.0.1:{}\n", port_) << "master agentx\n"
         << "agentXSocket unix:" << socket() << "\n"
         << "agentXPerms 0700 0700\n"
@@ -443,17 +445,7 @@ class Snmpd {
         << "access hostgroup \"\" any noauth exact all none none\n"
         << "access nodegroup " << switch2_context << " any noauth exact all none none\n"
         << "[snmp] persistentDir " << dir_.string() << "\n";
-    sim::SpawnSpec spec;
-    spec.argv = {"snmpd", "-f",
-                 "-Lo",   "-C",
-                 "-c",    (dir_ / "snmpd.conf").string(),
-                 "-p",    (dir_ / "snmpd.pid").string(),
-                 "-I",    "agentx,vacm_conf,vacm_vars,vacm_context,system_mib"};
-    spec.env = {{"MIBS", ""}};
-    spec.stdout_path = dir_ / "snmpd.log";
-    spec.stderr_path = dir_ / "snmpd.log";
-    auto started = sim::spawn_detached(spec);
-    if (started) process_ = *started;
+    start();
   }
   ~Snmpd() {
     if (process_.pid != 0) sim::terminate(process_, 3s);
@@ -462,12 +454,33 @@ class Snmpd {
   Snmpd(const Snmpd&) = delete;
   Snmpd& operator=(const Snmpd&) = delete;
 
+  // Stops the master and starts it again on the same port and socket, as an operator's
+  // `systemctl restart snmpd` does.
+  void restart() {
+    if (process_.pid != 0) sim::terminate(process_, 3s);
+    process_ = {};
+    start();
+  }
   bool started() const { return process_.pid != 0; }
   uint16_t port() const { return port_; }
   std::string socket() const { return (dir_ / "agentx.sock").string(); }
   std::string log() const { return read_text_file(dir_ / "snmpd.log"); }
 
  private:
+  void start() {
+    sim::SpawnSpec spec;
+    spec.argv = {"snmpd", "-f",
+                 "-Lo",   "-C",
+                 "-c",    (dir_ / "master.conf").string(),
+                 "-p",    (dir_ / "snmpd.pid").string(),
+                 "-I",    "agentx,vacm_conf,vacm_vars,vacm_context,system_mib"};
+    spec.env = {{"MIBS", ""}};
+    spec.stdout_path = dir_ / "snmpd.log";
+    spec.stderr_path = dir_ / "snmpd.log";
+    auto started = sim::spawn_detached(spec);
+    if (started) process_ = *started;
+  }
+
   std::filesystem::path dir_ =
       std::filesystem::temp_directory_path() / fmt::format("ibpulse-snmpd-{}", getpid());
   uint16_t port_ = 0;
@@ -496,6 +509,14 @@ TEST(Snmp, AgentXSubagentServesTheFabricInItsOwnContextOnly) {
   EXPECT_EQ(node.at("Switch2/3"), "3");
   EXPECT_EQ(d.log().find("Unknown token"), std::string::npos) << d.log();
   EXPECT_EQ(d.log().find("registering pdu failed"), std::string::npos) << d.log();
+
+  // The master restarts: the subagent notices (AgentX ping every 5 s), connects again and
+  // registers everything anew.
+  snmpd.restart();
+  ASSERT_TRUE(snmpd.started());
+  EXPECT_TRUE(eventually([&] { return if_indexes(snmpd.port(), "public").size() == 24; }, 40s))
+      << snmpd.log() << d.log();
+  EXPECT_EQ(if_indexes(snmpd.port(), "sw2").size(), 8u) << snmpd.log();
 }
 
 // Bad SNMP settings stop the start with an error naming the key and the problem.
