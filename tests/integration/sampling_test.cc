@@ -100,12 +100,26 @@ TEST_F(Sampling, DetectsATagWrittenOverOurs) {
   std::this_thread::sleep_for(100ms);  // let the abandoned sample finish
 }
 
-sim::CommandOutput run_daemon_sampling() {
+sim::CommandOutput run_daemon_sampling(const std::vector<std::string>& extra = {}) {
   const std::string port = guid_text(fabric().port("Hca2", 1).node_guid) + ":1";
-  return fabric().exec(
-      {IBPULSE_BINARY_FOR_TESTS, "run", "--exit-after-sweeps", "3", "--poll.counters-interval",
-       "300ms", "--sampling.ports", port, "--sampling.every", "100ms", "--sampling.interval",
-       "1000", "--sampling.counters", "PortXmitData,PortRcvDataVL1", "--log.level", "debug"});
+  std::vector<std::string> cmd = {IBPULSE_BINARY_FOR_TESTS,
+                                  "run",
+                                  "--exit-after-sweeps",
+                                  "3",
+                                  "--poll.counters-interval",
+                                  "300ms",
+                                  "--sampling.ports",
+                                  port,
+                                  "--sampling.every",
+                                  "100ms",
+                                  "--sampling.interval",
+                                  "1000",
+                                  "--sampling.counters",
+                                  "PortXmitData,PortRcvDataVL1",
+                                  "--log.level",
+                                  "debug"};
+  cmd.insert(cmd.end(), extra.begin(), extra.end());
+  return fabric().exec(cmd);
 }
 
 TEST_F(Sampling, TheDaemonSamplesTheConfiguredPorts) {
@@ -187,6 +201,25 @@ TEST_F(Sampling, TheDaemonLeavesAForeignSampleAlone) {
   EXPECT_EQ(out.exit_code, 0) << out.err;
   EXPECT_NE(out.err.find("port=1 outcome=busy"), std::string::npos) << out.err;
   EXPECT_EQ(out.err.find("outcome=done"), std::string::npos) << out.err;
+}
+
+// sampling.take-over: another manager's running sample (the responder's foreign-until-set:
+// foreign until a Set takes the port over) is left alone without it and taken over with it.
+TEST_F(Sampling, TheDaemonTakesOverAForeignSampleWhenTold) {
+  static int generation = 0;
+  mode("foreign-until-set " + std::to_string(++generation));
+  const auto left = run_daemon_sampling();
+  EXPECT_NE(left.err.find("port=1 outcome=busy"), std::string::npos) << left.err;
+  EXPECT_EQ(left.err.find("outcome=done"), std::string::npos) << left.err;
+  mode("foreign-until-set " + std::to_string(++generation));
+  const auto out = run_daemon_sampling({"--sampling.take-over", "true"});
+  mode("normal");
+  EXPECT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_EQ(out.err.find("outcome=busy"), std::string::npos) << out.err;
+  EXPECT_NE(out.err.find("interval=1000 PortXmitData=" + std::to_string(mandatory(1, 1, 1000)) +
+                         " PortRcvDataVL1=" + std::to_string(per_vl(1, 2, 1, 1000))),
+            std::string::npos)
+      << out.err;
 }
 
 TEST_F(Sampling, RejectsBadRequests) {

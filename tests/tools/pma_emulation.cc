@@ -126,6 +126,7 @@ uint16_t PmaEmulator::pma(uint8_t method, uint16_t attr, const uint8_t* in, uint
   Session& s = sessions_[port];
   if (attr == kAttrPortSamplesControl && method == kMethodSet) {
     s.started = true;
+    s.taken = true;
     s.set_time = now;
     s.sample_start = static_cast<uint32_t>(get_be(&in[kPscSampleStart], 4));
     s.sample_interval = static_cast<uint32_t>(get_be(&in[kPscSampleInterval], 4));
@@ -139,7 +140,7 @@ uint16_t PmaEmulator::pma(uint8_t method, uint16_t attr, const uint8_t* in, uint
 
   uint16_t tag = s.tag;
   uint8_t status = status_at(s, now);
-  if (mode == StateMode::kForeign) {
+  if (mode == StateMode::kForeign || (mode == StateMode::kForeignUntilSet && !s.taken)) {
     tag = kForeignTag;
     status = kStatusRunning;
   } else if (mode == StateMode::kClobber && s.started) {

@@ -44,6 +44,9 @@
 //   kClobber: a port that has had a Set reports Tag 0xBEEF in Control, Result and
 //     ResultExtended (status and counters follow the stored sample), as if another manager had
 //     reprogrammed it.
+//   kForeignUntilSet ("foreign-until-set GENERATION"): as kForeign on a port until a Set
+//     reaches it, then as kNormal: another manager's sample that a Set takes over. A new
+//     GENERATION (forget_takeovers()) makes every port foreign again.
 // Any other method/attribute of the PMA class, and every request of another class (SMPs such
 //   as opensm's SMInfo, SA, CC): a GetResp with status 0x000C (a directed-route SMP's reply
 //   also gets the D bit). PortSelect 0xFF on a switch: status 0x001C (no AllPortSelect for
@@ -73,7 +76,7 @@ inline constexpr uint32_t kExtendedWidth64 = 0x80000000;
 inline constexpr uint16_t kForeignTag = 0xBEEF;
 inline constexpr std::size_t kSampleCounters = 15;
 
-enum class StateMode { kNormal, kForeign, kClobber };
+enum class StateMode { kNormal, kForeign, kClobber, kForeignUntilSet };
 
 // The documented value formulas (see the header comment).
 uint64_t sample_value(unsigned port, uint16_t select, uint32_t interval);
@@ -94,10 +97,16 @@ class PmaEmulator {
   // keeps the request's header (TID included), with method GetResp and the status set.
   Disposition answer(std::span<const uint8_t, kMadSize> request, SteadyClock::time_point now,
                      StateMode mode, std::span<uint8_t, kMadSize> reply);
+  // kForeignUntilSet: every port reports the foreign sample again until its next Set.
+  void forget_takeovers() {
+    for (auto& [port, session] : sessions_)
+      session.taken = false;
+  }
 
  private:
   struct Session {
     bool started = false;
+    bool taken = false;  // a Set arrived since the last forget_takeovers()
     SteadyClock::time_point set_time{};
     uint32_t sample_start = 0;
     uint32_t sample_interval = 0;

@@ -133,15 +133,25 @@ void check_environment() {
   }
 }
 
-// The state file's first word; a missing or unreadable file means normal operation.
-StateMode read_state(const std::string& path) {
-  if (path.empty()) return StateMode::kNormal;
+// The state file's first word (and, for foreign-until-set, its generation: the second); a
+// missing or unreadable file means normal operation.
+struct StateFile {
+  StateMode mode = StateMode::kNormal;
+  std::string generation;
+};
+StateFile read_state(const std::string& path) {
+  if (path.empty()) return {};
   std::ifstream in(path);
   std::string word;
-  if (!(in >> word)) return StateMode::kNormal;
-  if (word == "foreign") return StateMode::kForeign;
-  if (word == "clobber") return StateMode::kClobber;
-  return StateMode::kNormal;
+  if (!(in >> word)) return {};
+  if (word == "foreign") return {StateMode::kForeign, ""};
+  if (word == "clobber") return {StateMode::kClobber, ""};
+  if (word == "foreign-until-set") {
+    StateFile f{StateMode::kForeignUntilSet, ""};
+    in >> f.generation;
+    return f;
+  }
+  return {};
 }
 
 bool write_ready_file(const std::string& path, const std::string& content) {
@@ -252,6 +262,7 @@ struct Stats {
 // Answers MADs until a stop signal.
 Stats serve(const Attachment& a, const Options& opts) {
   PmaEmulator emulator(a.is_switch, static_cast<unsigned>(a.portnum));
+  std::string takeover_generation;  // of the last foreign-until-set state seen
   std::vector<uint8_t> in(umad_size() + kMadSize);
   std::vector<uint8_t> out(umad_size() + kMadSize);
   Stats stats;
@@ -274,9 +285,14 @@ Stats serve(const Attachment& a, const Options& opts) {
     }
     const auto* request = static_cast<const uint8_t*>(umad_get_mad(in.data()));
     auto* reply = static_cast<uint8_t*>(umad_get_mad(out.data()));
-    const Disposition d = emulator.answer(
-        std::span<const uint8_t, kMadSize>(request, kMadSize), ibpulse::tools::SteadyClock::now(),
-        read_state(opts.state_file), std::span<uint8_t, kMadSize>(reply, kMadSize));
+    const StateFile state = read_state(opts.state_file);
+    if (state.mode == StateMode::kForeignUntilSet && state.generation != takeover_generation) {
+      emulator.forget_takeovers();
+      takeover_generation = state.generation;
+    }
+    const Disposition d = emulator.answer(std::span<const uint8_t, kMadSize>(request, kMadSize),
+                                          ibpulse::tools::SteadyClock::now(), state.mode,
+                                          std::span<uint8_t, kMadSize>(reply, kMadSize));
     const uint8_t mgmt_class = request[ibpulse::tools::kOffMgmtClass];
     const ib_mad_addr_t* from = umad_get_mad_addr(in.data());
     if (opts.verbose) {
