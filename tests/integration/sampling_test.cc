@@ -8,7 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "daemon_client.h"
+#include "eventually.h"
 #include "sim_fabric.h"
+#include "snmp_client.h"
 
 namespace ibpulse::testing {
 namespace {
@@ -220,6 +223,70 @@ TEST_F(Sampling, TheDaemonTakesOverAForeignSampleWhenTold) {
                          " PortRcvDataVL1=" + std::to_string(per_vl(1, 2, 1, 1000))),
             std::string::npos)
       << out.err;
+}
+
+// A running daemon exports what it sampled: /metrics per VL (data octets and packets of the
+// same samples) and IB-IF-MIB's ibIfVLTrafficTable over SNMP (octets with the packets' POH).
+TEST_F(Sampling, PerVlTrafficReachesMetricsAndSnmp) {
+  const std::string guid = guid_text(fabric().port("Hca2", 1).node_guid);
+  Daemon d(fabric(), {"--web.listen-address",
+                      "127.0.0.1:0",
+                      "--snmp.community",
+                      "public",
+                      "--snmp.listen",
+                      "127.0.0.1:0",
+                      "--poll.counters-interval",
+                      "300ms",
+                      "--counters.publish-interval",
+                      "200ms",
+                      "--state.save-interval",
+                      "off",
+                      "--sampling.ports",
+                      guid + ":1",
+                      "--sampling.every",
+                      "100ms",
+                      "--sampling.interval",
+                      "1000",
+                      "--sampling.counters",
+                      "PortXmitDataVL2,PortRcvDataVL2,PortXmitPktVL2,PortRcvPktVL2"});
+  ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+  const uint64_t xmit_data = per_vl(1, 1, 2, 1000), xmit_pkts = per_vl(1, 3, 2, 1000);
+  const std::string labels = "node_guid=\"" + guid + "\",port=\"1\",vl=\"2\"";
+  double bytes = -1, packets = -1;
+  ASSERT_TRUE(eventually(
+      [&] {
+        const std::string scrape = http_get(d.web_port(), "/metrics");
+        bytes = metric_value(scrape, "infiniband_port_xmit_data_vl_bytes_total", labels);
+        packets = metric_value(scrape, "infiniband_port_xmit_pkt_vl_packets_total", labels);
+        return packets >= static_cast<double>(2 * xmit_pkts);
+      },
+      20s))
+      << bytes << " " << packets;
+  const auto samples = static_cast<uint64_t>(packets) / xmit_pkts;
+  EXPECT_EQ(static_cast<uint64_t>(packets), samples * xmit_pkts);
+  EXPECT_EQ(static_cast<uint64_t>(bytes), samples * xmit_data * 4);
+
+  const std::string target = " 127.0.0.1:" + std::to_string(d.snmp_port());
+  std::string if_index;
+  for (const auto& [oid, value] :
+       parse_varbinds(snmp_tool("snmpbulkwalk -v2c -c public -On -Oq -t 2" + target +
+                                " 1.3.6.1.2.1.31.1.1.1.1")
+                          .out)) {
+    if (value == "Hca2/1") if_index = oid.substr(oid.rfind('.') + 1);
+  }
+  ASSERT_FALSE(if_index.empty());
+  const std::string out_octets = ".1.3.6.1.3.117.2.1.2.1.3." + if_index + ".2";
+  const std::string out_pkts = ".1.3.6.1.3.117.2.1.2.1.4." + if_index + ".2";
+  auto got = parse_varbinds(
+      snmp_tool("snmpget -v2c -c public -On -Oq -t 2" + target + " " + out_octets + " " + out_pkts)
+          .out);
+  ASSERT_EQ(got.count(out_octets), 1u);
+  ASSERT_EQ(got.count(out_pkts), 1u);
+  const uint64_t snmp_pkts = std::stoull(got[out_pkts]);
+  const uint64_t snmp_samples = snmp_pkts / xmit_pkts;
+  EXPECT_GE(snmp_samples, samples);
+  EXPECT_EQ(snmp_pkts, snmp_samples * xmit_pkts);
+  EXPECT_EQ(std::stoull(got[out_octets]), snmp_samples * (xmit_data * 4 + xmit_pkts * 4));
 }
 
 TEST_F(Sampling, RejectsBadRequests) {
