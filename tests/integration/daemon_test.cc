@@ -442,10 +442,14 @@ TEST(DaemonState, TotalsContinueAcrossARestart) {
   fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.SymbolErrorCounter=100");
   {
     Daemon d(fabric(), {"--poll.counters-interval", "300ms", "--log.level", "trace"});
-    ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
-    std::this_thread::sleep_for(700ms);
+    ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();  // 100 read in the first sweep
+    const std::string read =
+        "event=sample_read node_guid=" + guid_text(fabric().port("Hca2", 1).node_guid) +
+        " port=1 attribute=PortCounters failure=none";
+    const size_t before = count(d.log(), read);
     fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.SymbolErrorCounter=20");  // foreign
-    std::this_thread::sleep_for(1s);
+    // Two reads after the clear: the first may have been in flight before it.
+    ASSERT_TRUE(eventually([&] { return count(d.log(), read) >= before + 2; }, 10s)) << d.log();
     d.signal(SIGTERM);
     ASSERT_TRUE(d.wait_for("event=stopped", 5s)) << d.log();
     const std::string log = d.log();

@@ -491,16 +491,15 @@ TEST(Snmp, AgentXSubagentServesTheFabricInItsOwnContextOnly) {
   const std::string switch2 = guid_context("Switch2");
   Snmpd snmpd(switch2);
   ASSERT_TRUE(snmpd.started());
-  std::this_thread::sleep_for(500ms);  // the master's socket
+  ASSERT_TRUE(eventually([&] { return std::filesystem::exists(snmpd.socket()); }, 10s))
+      << snmpd.log();
   Daemon d(fabric(), {"--snmp.agentx", fmt::format("unix:{}", snmpd.socket()),
                       "--state.save-interval", "off"});
   ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
   ASSERT_TRUE(d.wait_for("event=snmp_agentx", 1s)) << d.log();
   std::map<std::string, std::string> fabric_rows;
-  for (int i = 0; i < 50 && fabric_rows.size() < 24; ++i) {  // until the registrations land
-    std::this_thread::sleep_for(200ms);
-    fabric_rows = if_indexes(snmpd.port(), "public");
-  }
+  eventually(  // until the registrations land
+      [&] { return (fabric_rows = if_indexes(snmpd.port(), "public")).size() >= 24; }, 10s);
   EXPECT_EQ(fabric_rows.size(), 24u) << snmpd.log() << d.log();
   EXPECT_EQ(fabric_rows.count("Switch2/1"), 1u);
   EXPECT_TRUE(if_indexes(snmpd.port(), "host").empty()) << "the default context is the host's";
