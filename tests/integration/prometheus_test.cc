@@ -36,10 +36,16 @@ TEST(Prometheus, ServesExactCountersInfoAndSelfMetricsThatLintClean) {
   ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
   const uint16_t port = d.web_port();
   ASSERT_NE(port, 0) << d.log();
-  std::this_thread::sleep_for(500ms);  // a snapshot after the first sweep
-  const std::string scrape = http_get(port, "/metrics");
   const std::string hca =
       "{node_guid=\"" + guid_text(fabric().port("Hca1", 1).node_guid) + "\",port=\"1\"}";
+  std::string scrape;
+  EXPECT_TRUE(eventually(  // a snapshot with the first sweep's readings
+      [&] {
+        scrape = http_get(port, "/metrics");
+        return scrape.find("\ninfiniband_port_symbol_error_total" + hca + " 1234\n") !=
+               std::string::npos;
+      },
+      10s));
   EXPECT_NE(scrape.find("\ninfiniband_port_symbol_error_total" + hca + " 1234\n"),
             std::string::npos)
       << scrape.substr(0, 4000);
