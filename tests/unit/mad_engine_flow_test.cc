@@ -135,7 +135,8 @@ TEST(MadEngineFlow, UnderHalfTheAnswersLostAndTheRestReorderedNoValueLandsOnAnot
     ++answered;
     ASSERT_EQ(c.data.size(), kMadDataSize);
     EXPECT_EQ(c.data[1], c.cookie & 0xff) << "another port's answer";
-    const uint32_t tid = uint32_t{c.data[8]} << 24 | c.data[9] << 16 | c.data[10] << 8 | c.data[11];
+    const uint32_t tid = uint32_t{c.data[8]} << 24 | uint32_t{c.data[9]} << 16 |
+                         uint32_t{c.data[10]} << 8 | c.data[11];
     EXPECT_EQ(tid, last_tid.at(c.cookie)) << "an earlier attempt's answer";
   });
   EXPECT_EQ(answered + failed, size_t{kLids * kPorts});

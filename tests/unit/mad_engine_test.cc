@@ -69,7 +69,8 @@ std::vector<uint8_t> tagged(const SentMad& sent, uint32_t tag) {
   return d;
 }
 uint32_t tag_of(const std::vector<uint8_t>& data) {
-  return uint32_t{data.at(8)} << 24 | data.at(9) << 16 | data.at(10) << 8 | data.at(11);
+  return uint32_t{data.at(8)} << 24 | uint32_t{data.at(9)} << 16 | uint32_t{data.at(10)} << 8 |
+         data.at(11);
 }
 
 TEST(MadEngine, AGetGoesToItsLidsPmaAndItsAnswerComesBackWithTheCookie) {

@@ -33,10 +33,12 @@ struct SentMad {
 
   uint8_t mgmt_class() const { return mad[1]; }
   uint8_t method() const { return mad[3]; }
-  uint32_t tid() const { return uint32_t{mad[12]} << 24 | mad[13] << 16 | mad[14] << 8 | mad[15]; }
+  uint32_t tid() const {
+    return uint32_t{mad[12]} << 24 | uint32_t{mad[13]} << 16 | uint32_t{mad[14]} << 8 | mad[15];
+  }
   uint16_t attribute() const { return static_cast<uint16_t>(mad[16] << 8 | mad[17]); }
   uint32_t modifier() const {
-    return uint32_t{mad[20]} << 24 | mad[21] << 16 | mad[22] << 8 | mad[23];
+    return uint32_t{mad[20]} << 24 | uint32_t{mad[21]} << 16 | uint32_t{mad[22]} << 8 | mad[23];
   }
   const uint8_t* data() const { return mad.data() + kMadDataOffset; }
 };
