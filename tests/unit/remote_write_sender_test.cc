@@ -326,7 +326,8 @@ TEST(RemoteWriter, ASeriesThatLeavesIsSentOnceAsAStaleMarker) {
   w.write(later(*without, 1), f.offset);
   const uint64_t n = w.status()[0].sent + w.status()[0].queue_samples;
   ASSERT_TRUE(WriterFixture::all_sent(w, n));
-  const auto& xmit = received(f.receiver).at(kHcaXmit).samples;
+  const auto got = received(f.receiver);
+  const auto& xmit = got.at(kHcaXmit).samples;
   ASSERT_EQ(xmit.size(), 2u);
   EXPECT_EQ(std::bit_cast<uint64_t>(xmit[1].first), 0x7ff0000000000002ULL);
   EXPECT_EQ(xmit[1].second, kT0Unix + 3000);  // the publish time of the snapshot it left
