@@ -110,10 +110,13 @@ uint16_t Snmptrapd::free_port() {
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t length = sizeof address;
-  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  uint16_t port = 0;  // 0 when the socket cannot be bound, as getsockname reports then
+  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+    port = ntohs(address.sin_port);
+  }
   close(fd);
-  return ntohs(address.sin_port);
+  return port;
 }
 
 std::unique_ptr<Snmptrapd> Snmptrapd::start(std::vector<TrapdUser> users, uint16_t port) {
