@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "tied_child.h"
@@ -86,7 +87,7 @@ std::vector<TrapNotification> parse_output(const std::string& out) {
       inside = true;
     } else if (inside && line == "END") {
       if (const TrapVarBind* t = current.find("1.3.6.1.6.3.1.1.4.1.0")) current.trap_oid = t->value;
-      all.push_back(std::move(current));
+      all.push_back(std::exchange(current, TrapNotification{}));
       inside = false;
     } else if (inside && line.starts_with(".")) {
       current.varbinds.push_back(parse_varbind(line));
