@@ -205,10 +205,7 @@ Status set_sampled_counters(DaemonConfig& c, const std::vector<std::string>& v) 
   return Ok{};
 }
 
-#define IBPULSE_FIELD(expr)       \
-  [](DaemonConfig & c) -> auto& { \
-    return c.expr;                \
-  }
+#define IBPULSE_FIELD(expr) ([](DaemonConfig & c) -> auto& { return c.expr; })
 
 const std::vector<KeyDef>& key_defs() {
   using namespace std::chrono_literals;
