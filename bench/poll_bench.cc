@@ -94,6 +94,7 @@ BaselineSweep baseline_sweep(int fd, int agent, const std::vector<Target>& targe
 
 }  // namespace
 
+// NOLINTNEXTLINE(bugprone-exception-escape): escaping is a bug; std::terminate reports it
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows even if the run is cut short
   const unsigned sweeps = argc > 1 ? static_cast<unsigned>(std::atoi(argv[1])) : 20;
