@@ -272,7 +272,7 @@ TEST(Counters, ThirtyTwoBitOnlyNodeWithThresholdPolicyClearsExactlyItsDataCounte
   // three perfqueries (2 MADs each).
   const uint64_t total = total_in(log, total_line("Hca4", 1, "xmit_data_bytes"));
   const uint64_t expected = (kStart + kMore) * 4;
-  const uint64_t mads = reads_of(log, "Hca4") + 1 + 1 + 3 * 2;
+  const uint64_t mads = reads_of(log, "Hca4") + 1 + 1 + uint64_t{3} * 2;
   EXPECT_GT(total, kLatch32 * 4) << "more than a 32-bit counter can hold";
   EXPECT_LE(total > expected ? total - expected : expected - total, mads * kMadDwords * 4)
       << "total " << total << " expected " << expected << "\n"

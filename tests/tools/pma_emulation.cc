@@ -200,9 +200,11 @@ void PmaEmulator::ext_speeds(unsigned port, const uint8_t* in, uint8_t* out) {
   put_be(&out[kPescSyncHeader], 2, ext_speeds_value(port, 0));
   put_be(&out[kPescSyncHeader + 2], 2, ext_speeds_value(port, 1));
   for (unsigned lane = 0; lane < kPescLanes; ++lane) {
-    put_be(&out[kPescErrorDetection0 + 2 * lane], 2, ext_speeds_value(port, 2 + lane));
-    put_be(&out[kPescFecCorrectable0 + 4 * lane], 4, ext_speeds_value(port, 14 + lane));
-    put_be(&out[kPescFecUncorrectable0 + 4 * lane], 4, ext_speeds_value(port, 26 + lane));
+    put_be(&out[kPescErrorDetection0 + std::size_t{2} * lane], 2, ext_speeds_value(port, 2 + lane));
+    put_be(&out[kPescFecCorrectable0 + std::size_t{4} * lane], 4,
+           ext_speeds_value(port, 14 + lane));
+    put_be(&out[kPescFecUncorrectable0 + std::size_t{4} * lane], 4,
+           ext_speeds_value(port, 26 + lane));
   }
 }
 

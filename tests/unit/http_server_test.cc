@@ -271,7 +271,7 @@ TEST_F(HttpServerTest, UnknownPathAndOtherMethods) {
 }
 
 TEST_F(HttpServerTest, HugeHeadersGetA4xxAndTheServerLives) {
-  std::string huge = "X-Huge: " + std::string(64 * 1024, 'a') + "\r\n";
+  std::string huge = "X-Huge: " + std::string(size_t{64} * 1024, 'a') + "\r\n";
   Response r = get(port(), "/metrics", huge);
   EXPECT_GE(r.status, 400);
   EXPECT_LT(r.status, 500);

@@ -139,8 +139,8 @@ TEST(MadEngineFlow, UnderHalfTheAnswersLostAndTheRestReorderedNoValueLandsOnAnot
                          uint32_t{c.data[10]} << 8 | c.data[11];
     EXPECT_EQ(tid, last_tid.at(c.cookie)) << "an earlier attempt's answer";
   });
-  EXPECT_EQ(answered + failed, size_t{kLids * kPorts});
-  EXPECT_GT(answered, size_t{kLids * kPorts} * 9 / 10);
+  EXPECT_EQ(answered + failed, size_t{kLids} * kPorts);
+  EXPECT_GT(answered, size_t{kLids} * kPorts * 9 / 10);
   EXPECT_GT(rig.engine->stats().stale_replies, 100u);  // the late answers did arrive
   EXPECT_EQ(rig.engine->stats().answered, answered);
 }

@@ -10,7 +10,7 @@ namespace {
 
 // Small pieces are gathered to this size before they go out as a chunk; a piece at least this
 // large goes out as it is (the renderer's pieces are ~1 MB: copying them would cost time).
-constexpr size_t kChunkBytes = 64 * 1024;
+constexpr size_t kChunkBytes = size_t{64} * 1024;
 
 std::string& thread_pending() {
   thread_local std::string pending;
