@@ -60,7 +60,7 @@ int64_t rss_bytes() {
 }
 
 struct Report {
-  double ports;
+  double ports = 0;
   int64_t total = 0;
   void line(const char* what, int64_t bytes) {
     total += bytes;

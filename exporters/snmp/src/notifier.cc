@@ -49,8 +49,8 @@ struct Notifier::Sink {
   // One per request handed to net-snmp (its callback's `magic`), which calls back exactly once
   // with the outcome: answered, or timed out (also when the session closes).
   struct Request {
-    Sink* sink;
-    bool probe;
+    Sink* sink = nullptr;
+    bool probe = false;
     Item item;
   };
 
