@@ -26,8 +26,6 @@
 namespace {
 
 using namespace ibpulse;
-using collector::RawSample;
-using schema::Attribute;
 using Clock = std::chrono::steady_clock;
 
 constexpr uint32_t kPorts = 70000;

@@ -14,7 +14,6 @@ namespace {
 using exporters::snmp::MibView;
 using exporters::snmp::Oid;
 using exporters::snmp::VarBind;
-using exporters::snmp::VarType;
 
 constexpr uint32_t kColumns = 19;  // ifXTable
 

@@ -14,8 +14,6 @@
 
 #include "exec_util.h"
 
-extern char** environ;
-
 namespace ibpulse::sim {
 
 using namespace std::chrono_literals;

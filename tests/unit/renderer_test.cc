@@ -19,7 +19,6 @@ using namespace std::chrono_literals;
 
 using converters::testing::kHca;
 using converters::testing::kSwitch;
-using converters::testing::kSwitchDown;
 const Clock::time_point t0 = Clock::time_point{} + 1h;
 
 std::shared_ptr<collector::Topology> fabric() {
