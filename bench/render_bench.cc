@@ -121,6 +121,7 @@ int main() {
   std::string scratch;
   size_t streamed = 0;
   std::vector<double> ours_times;
+  ours_times.reserve(kRuns);
   for (int i = 0; i < kRuns; ++i) {
     ours_times.push_back(seconds([&] {
       streamed = 0;
@@ -169,6 +170,7 @@ int main() {
   });
   std::string theirs;
   std::vector<double> cpp_times;
+  cpp_times.reserve(kRuns);
   const prometheus::TextSerializer serializer;
   for (int i = 0; i < kRuns; ++i) {
     cpp_times.push_back(seconds([&] { theirs = serializer.Serialize(registry->Collect()); }));

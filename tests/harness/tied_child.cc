@@ -14,6 +14,7 @@ namespace {
 
 std::vector<char*> pointers(std::vector<std::string>& text) {
   std::vector<char*> out;
+  out.reserve(text.size() + 1);
   for (std::string& s : text)
     out.push_back(s.data());
   out.push_back(nullptr);

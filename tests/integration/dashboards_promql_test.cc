@@ -332,6 +332,7 @@ std::vector<Check> all_checks() {
 
 std::vector<std::string> expressions(const std::vector<Check>& checks) {
   std::vector<std::string> exprs;
+  exprs.reserve(checks.size());
   for (const auto& c : checks)
     exprs.push_back(c.expr);
   return exprs;

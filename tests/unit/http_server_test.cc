@@ -292,6 +292,7 @@ TEST_F(HttpServerTest, ConcurrentScrapesAllGetTheFullBody) {
   constexpr int kEach = 5;
   std::atomic<int> good{0};
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kEach; ++i) {

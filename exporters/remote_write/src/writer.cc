@@ -259,6 +259,7 @@ size_t RemoteWriter::queued_bytes() const {
 void RemoteWriter::stale_markers(const std::vector<GoneSeries>& gone, int64_t publish_ms) {
   if (!previous_) return;
   std::vector<GoneSeries::Walk> walks;
+  walks.reserve(gone.size());
   for (const auto& g : gone)
     walks.emplace_back(g);
   reader_->samples.read(*previous_, 0ms, reader_->scratch,
