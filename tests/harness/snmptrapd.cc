@@ -120,7 +120,7 @@ uint16_t Snmptrapd::free_port() {
   return port;
 }
 
-std::unique_ptr<Snmptrapd> Snmptrapd::start(std::vector<TrapdUser> users, uint16_t port) {
+std::unique_ptr<Snmptrapd> Snmptrapd::start(const std::vector<TrapdUser>& users, uint16_t port) {
   static std::atomic<int> serial{0};
   std::unique_ptr<Snmptrapd> d(new Snmptrapd());
   d->port_ = port != 0 ? port : free_port();

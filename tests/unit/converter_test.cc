@@ -355,7 +355,7 @@ TEST(Converter, ExtraCountersFitTheirCompactState) {
 // States are kept in topology order: a new topology moves them, and nothing is lost or mixed up.
 TEST(Converter, TopologyChangesKeepEachPortsState) {
   const PortKey a{0x10, 1}, b{0x10, 2}, c{0x20, 1};
-  const auto topology = [](std::vector<PortKey> keys) {
+  const auto topology = [](const std::vector<PortKey>& keys) {
     auto t = std::make_shared<collector::Topology>();
     for (PortKey k : keys)
       t->ports.emplace_back().key = k;
@@ -448,7 +448,7 @@ TEST(Converter, ApplyBatchEqualsApplyOneByOne) {
 
 TEST(Converter, VanishedPortsAreNotPresentThenForgottenButKeepTheirIfIndex) {
   const PortKey a{0x10, 1}, b{0x20, 1}, never_read{0x30, 1};
-  const auto topology = [](std::vector<PortKey> keys) {
+  const auto topology = [](const std::vector<PortKey>& keys) {
     auto t = std::make_shared<collector::Topology>();
     for (PortKey k : keys) {
       auto& p = t->ports.emplace_back();
@@ -510,7 +510,7 @@ TEST(Converter, AShardForgetsOtherShardsPortsAtOnceButReportsItsOwnAsNotPresent)
   for (uint64_t g = 0x100; mine.size() < 2 || theirs.empty(); ++g)
     (collector::shard_owners(g, 2).front() == 1 ? mine : theirs).push_back(g);
   const PortKey own{mine[0], 1}, own_gone{mine[1], 1}, foreign{theirs[0], 1};
-  const auto topology = [](std::vector<PortKey> keys) {
+  const auto topology = [](const std::vector<PortKey>& keys) {
     auto t = std::make_shared<collector::Topology>();
     for (PortKey k : keys) {
       auto& p = t->ports.emplace_back();

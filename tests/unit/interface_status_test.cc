@@ -57,7 +57,7 @@ TEST(InterfaceStatus, MtuAndPhysAddress) {
   EXPECT_EQ(phys_address_lid(hca, false), 0);
 }
 
-collector::Topology topology(std::vector<std::pair<PortKey, LinkState>> ports) {
+collector::Topology topology(const std::vector<std::pair<PortKey, LinkState>>& ports) {
   collector::Topology t;
   for (const auto& [key, l] : ports) {
     collector::Port p;
