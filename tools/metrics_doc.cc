@@ -86,7 +86,7 @@ void print_families(const std::string& text, const std::set<std::string>& skip) 
     if (!help_line.starts_with("# HELP ") || !std::getline(in, type_line)) continue;
     const std::string rest = help_line.substr(7);
     const std::string name = rest.substr(0, rest.find(' '));
-    if (skip.count(name) != 0) continue;
+    if (skip.contains(name)) continue;
     const std::string type = type_line.substr(type_line.rfind(' ') + 1);
     fmt::print("| `{}` | {} | {} | {} |\n", name, type, extra_labels(name),
                rest.substr(name.size() + 1));

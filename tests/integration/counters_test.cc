@@ -96,7 +96,7 @@ std::set<std::string> nodes_behind(const PortInfo& port) {
     }
   }
   for (const auto& q : fabric().ports()) {
-    if (!reached.count(q.node)) all.insert(q.node);
+    if (!reached.contains(q.node)) all.insert(q.node);
   }
   return all;
 }

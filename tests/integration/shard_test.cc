@@ -144,7 +144,7 @@ bool wait_for_values(Shards& shards, const std::map<PortId, std::string>& expect
     }
     bool all = true;
     for (const auto& [port, value] : expected)
-      all = all && seen.count(port) && seen[port] == value;
+      all = all && seen.contains(port) && seen[port] == value;
     if (all) return true;
     std::this_thread::sleep_for(100ms);
   }

@@ -200,7 +200,7 @@ TEST(RemoteWriteChangeFilter, FindsTheSeriesThatLeftAndKeepsTheRest) {
   for (const auto& [family, key] : second)
     second_keys.insert(key);
   for (const auto& [family, key] : third) {
-    if (second_keys.count(key) == 0) expected_sent.insert(key);
+    if (!second_keys.contains(key)) expected_sent.insert(key);
   }
   EXPECT_EQ(sent, expected_sent);
   expected = second_keys;

@@ -322,7 +322,7 @@ TEST(SubnetSet, RunsEachSubnetOnItsOwnThread) {
   }
   EXPECT_EQ(from_a.size(), 7u);  // every port of rail A, idle switch port 4 too
   EXPECT_EQ(from_b.size(), 7u);
-  EXPECT_TRUE(from_a.count({kMultiRail, 1}) && from_b.count({kMultiRail, 2}));
+  EXPECT_TRUE(from_a.contains({kMultiRail, 1}) && from_b.contains({kMultiRail, 2}));
   EXPECT_EQ(set.stats().subnets.size(), 2u);
 }
 

@@ -208,7 +208,7 @@ const std::set<std::string>& rule_keys() {
 // Fills `r` from `j` (defaults already in place when it replaces a default rule).
 Status parse_rule_fields(const json& j, Rule& r) {
   for (const auto& [key, value] : j.items()) {
-    if (!key.starts_with('@') && !rule_keys().count(key)) {
+    if (!key.starts_with('@') && !rule_keys().contains(key)) {
       return Err(
           "unknown key '{}' (name, counter or state, condition, window, for, clear-after, "
           "renotify, severity, enabled, scope)",
@@ -326,7 +326,7 @@ ParsedRules parse_rules(const std::vector<RuleText>& texts, bool with_defaults) 
 
 bool Scope::matches(const collector::Node& node, uint8_t port) const {
   if (node_kind && node.kind != *node_kind) return false;
-  if (!node_guids.empty() && !node_guids.count(node.guid)) return false;
+  if (!node_guids.empty() && !node_guids.contains(node.guid)) return false;
   if (name && !std::regex_search(node.name, *name) && !std::regex_search(node.description, *name)) {
     return false;
   }

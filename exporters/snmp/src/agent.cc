@@ -320,7 +320,7 @@ struct SnmpAgent::Impl {
                                                  options.node_contexts, link_traps_on());
     views.fetch_add(1, std::memory_order_relaxed);
     if (options.node_contexts) sync_node_contexts();
-    if (registered.count(state.fabric_context) == 0) {
+    if (!registered.contains(state.fabric_context)) {
       bool ok = register_context(state.fabric_context);
       if (ok && options.status) {
         netsnmp_handler_registration* reg = register_status(state, state.fabric_context);
