@@ -17,7 +17,7 @@
 namespace {
 
 std::atomic<bool> g_stop{false};
-void on_signal(int) {
+void on_signal(int /*signo*/) {
   g_stop.store(true);
 }
 

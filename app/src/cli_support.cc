@@ -18,7 +18,7 @@ namespace {
 std::vector<std::string> g_args;
 std::atomic<bool> g_stop{false};
 
-void on_stop_signal(int) {
+void on_stop_signal(int /*signo*/) {
   g_stop.store(true);
 }
 

@@ -158,7 +158,7 @@ struct SnmpAgent::Impl {
     if (!temporary_dir.empty()) std::filesystem::remove_all(temporary_dir, ignored);
   }
 
-  static int log_callback(int, int, void* server_arg, void*) {
+  static int log_callback(int /*major*/, int /*minor*/, void* server_arg, void* /*client_arg*/) {
     Impl* self = g_logging_agent.load();
     if (self == nullptr) return 0;
     const auto* message = static_cast<const snmp_log_message*>(server_arg);

@@ -113,7 +113,8 @@ struct Notifier::Sink {
     say(5, fmt::format("notification sink {}: answers again", name()));
   }
 
-  static int on_response(int op, netsnmp_session* session, int, netsnmp_pdu* pdu, void* magic) {
+  static int on_response(int op, netsnmp_session* session, int /*reqid*/, netsnmp_pdu* pdu,
+                         void* magic) {
     // net-snmp also calls with NETSNMP_CALLBACK_OP_RESEND (a retransmission) and _SEC_ERROR
     // (a response that failed its checks): the request stays outstanding.
     if (op != NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE && op != NETSNMP_CALLBACK_OP_TIMED_OUT) return 0;
