@@ -23,7 +23,7 @@ struct ResolvedCounter {
 // field name (`SymbolErrorCounter`), the IF-MIB values (`if_in_octets` or `ifInOctets`) and the
 // utilisation gauges (`utilisation`: the larger direction, `xmit_utilization`,
 // `rcv_utilization`).
-std::optional<ResolvedCounter> resolve_counter(std::string_view name);
+std::optional<ResolvedCounter> resolve_counter(std::string_view raw);
 
 // True for the gauges: a rule compares their value, not a delta.
 inline bool is_gauge(const CounterSource& s) {

@@ -66,9 +66,9 @@ class FakeFabric {
   FakeNode& node(uint64_t guid) { return nodes_.at(guid).behaviour; }
 
   // The true value of a counter (schema::counter_table() index; core ones by CounterId).
-  void set(PortKey port, schema::CounterId id, uint64_t value);
-  void add(PortKey port, schema::CounterId id, uint64_t delta);
-  uint64_t get(PortKey port, schema::CounterId id) const;
+  void set(PortKey key, schema::CounterId id, uint64_t value);
+  void add(PortKey key, schema::CounterId id, uint64_t delta);
+  uint64_t get(PortKey key, schema::CounterId id) const;
 
   // What discovery would report: linked ports Active 4X EDR, the others Down.
   Topology topology() const;
