@@ -132,7 +132,7 @@ void Progress::operator()(std::string_view stage, size_t done, size_t total) {
   last_stage_ = std::string(stage);
 }
 
-void Progress::finish() {
+void Progress::finish() const {
   if (tty_ && started_) fmt::print(stderr, "\n");
 }
 

@@ -144,7 +144,7 @@ struct Poller::State {
     d.cache_file += fmt::format("-{}-{}.ibnd", d.ca.empty() ? "default" : d.ca, d.ca_port);
   }
 
-  void warn(const std::string& text) {
+  void warn(const std::string& text) const {
     if (events.warning) events.warning(text);
   }
 
@@ -281,7 +281,7 @@ struct Poller::State {
     stats.owned_nodes = owned_nodes;
   }
 
-  void report_cache(const Topology& t) {
+  void report_cache(const Topology& t) const {
     const auto& file = options.discovery.cache_file;
     if (t.from_cache) {
       warn(fmt::format(

@@ -117,6 +117,7 @@ struct SnmpAgent::Impl {
   }
 
   // Agent thread: every queued event to every sink, then whatever waits for its turn.
+  // NOLINTNEXTLINE(readability-make-member-function-const): drains the queue and notifier it owns
   void deliver() {
     for (const alerts::AlertEvent& event : events->take_all()) {
       const auto ticks =
@@ -153,7 +154,7 @@ struct SnmpAgent::Impl {
     return Ok{};
   }
 
-  void remove_temporary_state_dir() {
+  void remove_temporary_state_dir() const {
     std::error_code ignored;
     if (!temporary_dir.empty()) std::filesystem::remove_all(temporary_dir, ignored);
   }
@@ -341,7 +342,7 @@ struct SnmpAgent::Impl {
   // (strcmp) several times per varbind: behind 2,000 node contexts the fabric's walk ran 3x
   // slower (measured). Its entry trades places with the head's; nothing holds the entries
   // themselves, only the subtrees they point to.
-  void fabric_context_first() {
+  void fabric_context_first() const {
     subtree_context_cache* head = get_top_context_cache();
     for (subtree_context_cache* c = head; c != nullptr; c = c->next) {
       if (c->context_name == nullptr || state.fabric_context != c->context_name) continue;
