@@ -154,7 +154,7 @@ uint16_t PmaEmulator::pma(uint8_t method, uint16_t attr, const uint8_t* in, uint
 }
 
 void PmaEmulator::samples_control(const Session& s, unsigned port, uint8_t opcode, uint16_t tag,
-                                  uint8_t status, uint8_t* out) const {
+                                  uint8_t status, uint8_t* out) {
   out[kPscOpCode] = opcode;
   out[kPscPortSelect] = static_cast<uint8_t>(port);
   out[kPscTick] = kTickByte;
@@ -179,7 +179,7 @@ void PmaEmulator::samples_control(const Session& s, unsigned port, uint8_t opcod
 }
 
 void PmaEmulator::samples_result(const Session& s, unsigned port, bool extended, uint16_t tag,
-                                 uint8_t status, uint8_t* out) const {
+                                 uint8_t status, uint8_t* out) {
   put_be(&out[kPsrTag], 2, tag);
   put_be(&out[kPsrSampleStatus], 2, status & 0x3u);
   if (extended) put_be(&out[kPsreExtendedWidth], 4, kExtendedWidth64);

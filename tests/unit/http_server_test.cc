@@ -182,7 +182,7 @@ class HttpServerTest : public ::testing::Test {
     before_ = server_->stats();
   }
 
-  uint16_t port() const { return server_->port(); }
+  static uint16_t port() { return server_->port(); }
   uint64_t new_scrapes() const { return server_->stats().scrapes - before_.scrapes; }
   uint64_t new_errors() const { return server_->stats().errors - before_.errors; }
 

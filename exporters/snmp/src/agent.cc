@@ -272,7 +272,7 @@ struct SnmpAgent::Impl {
     return Ok{};
   }
 
-  uint16_t bound_port() const {
+  static uint16_t bound_port() {
     if (main_session == nullptr) return 0;
     netsnmp_transport* t = snmp_sess_transport(snmp_sess_pointer(main_session));
     if (t == nullptr) return 0;

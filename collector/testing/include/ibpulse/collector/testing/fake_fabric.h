@@ -105,8 +105,8 @@ class FakeFabric {
   void add_node(uint64_t guid, NodeKind kind, uint16_t lid, uint8_t ports);
   ModelPort& port(PortKey key);
   const ModelPort& port(PortKey key) const;
-  uint16_t counters(ModelNode& node, const MadRequest& request,
-                    std::array<uint8_t, kMadDataSize>& data);
+  static uint16_t counters(ModelNode& node, const MadRequest& request,
+                           std::array<uint8_t, kMadDataSize>& data);
 
   std::map<uint64_t, ModelNode> nodes_;
   std::map<uint16_t, uint64_t> lids_;
