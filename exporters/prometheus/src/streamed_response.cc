@@ -68,7 +68,7 @@ void StreamedResponse::send_chunk(std::string_view data) {
   send_head();
   if (chunked_) {
     std::array<char, 24> size_line{};
-    auto end = fmt::format_to(size_line.data(), "{:x}\r\n", data.size());
+    char* end = fmt::format_to(size_line.data(), "{:x}\r\n", data.size());
     send(std::string_view(size_line.data(), static_cast<size_t>(end - size_line.data())));
   }
   send(data);
