@@ -137,7 +137,8 @@ int main() {
   const double ours_gzip = gzip_seconds(ours, ours_gz);
 
   // prometheus-cpp: the same series in a registry, updated each sweep, serialised per scrape.
-  std::map<std::string, std::string> types, helps;
+  std::map<std::string, std::string> types;
+  std::map<std::string, std::string> helps;
   const auto series = parse(ours, types, helps);
   const size_t heap_before_cpp = heap();
   auto registry = std::make_shared<prometheus::Registry>();
@@ -179,7 +180,8 @@ int main() {
   size_t cpp_gz = 0;
   const double cpp_gzip = gzip_seconds(theirs, cpp_gz);
 
-  const double ours_median = median(ours_times), cpp_median = median(cpp_times);
+  const double ours_median = median(ours_times);
+  const double cpp_median = median(cpp_times);
   fmt::print("70,000-port scrape, {} series ({} counter and gauge children in prometheus-cpp)\n",
              series.size(), counter_children.size() + gauge_children.size());
   fmt::print("{:<16} {:>12} {:>12} {:>14} {:>12} {:>12}\n", "", "bytes", "gzip bytes",

@@ -81,7 +81,8 @@ std::string_view extra_labels(std::string_view family) {
 // One table row per `# HELP` of `text` whose family is not in `skip`.
 void print_families(const std::string& text, const std::set<std::string>& skip) {
   std::istringstream in(text);
-  std::string help_line, type_line;
+  std::string help_line;
+  std::string type_line;
   while (std::getline(in, help_line)) {
     if (!help_line.starts_with("# HELP ") || !std::getline(in, type_line)) continue;
     const std::string rest = help_line.substr(7);

@@ -84,7 +84,8 @@ std::set<std::string> nodes_behind(const PortInfo& port) {
     return (q.node == port.node && q.remote_node == port.remote_node) ||
            (q.node == port.remote_node && q.remote_node == port.node);
   };
-  std::set<std::string> all, reached = {"Switch1"};
+  std::set<std::string> all;
+  std::set<std::string> reached = {"Switch1"};
   std::queue<std::string> todo;
   todo.push("Switch1");
   while (!todo.empty()) {

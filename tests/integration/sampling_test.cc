@@ -153,8 +153,10 @@ TEST_F(Sampling, PerVlTrafficTotalsAddEverySample) {
   // Samples finished after the last snapshot are not in it; each one seen is whole.
   EXPECT_GE(n, samples - 1);
   EXPECT_LE(n, samples);
-  const uint64_t xmit_data = per_vl(1, 1, 2, 1000), rcv_data = per_vl(1, 2, 2, 1000);
-  const uint64_t xmit_pkts = per_vl(1, 3, 2, 1000), rcv_pkts = per_vl(1, 4, 2, 1000);
+  const uint64_t xmit_data = per_vl(1, 1, 2, 1000);
+  const uint64_t rcv_data = per_vl(1, 2, 2, 1000);
+  const uint64_t xmit_pkts = per_vl(1, 3, 2, 1000);
+  const uint64_t rcv_pkts = per_vl(1, 4, 2, 1000);
   EXPECT_EQ(number_after(out.err, at, "out_octets="), n * (xmit_data * 4 + xmit_pkts * 4));
   EXPECT_EQ(number_after(out.err, at, "out_packets="), n * xmit_pkts);
   EXPECT_EQ(number_after(out.err, at, "in_octets="), n * (rcv_data * 4 + rcv_pkts * 4));

@@ -182,7 +182,8 @@ TEST(Shard, EveryPortOnExactlyOneShardWithExactCounters) {
   for (size_t i = 0; i < shards.size(); ++i) {
     const auto shard = static_cast<unsigned>(i + 1);
     size_t own_ports = 0;
-    std::string own_node, other_node;
+    std::string own_node;
+    std::string other_node;
     for (const auto& [port, by] : served_by) {
       if (by == shard) {
         ++own_ports;

@@ -40,7 +40,8 @@ std::optional<uint64_t> counter_value(const CounterSource& s, const converters::
 // on 70,000 ports waiting for them was most of the alert thread's time.
 [[gnu::always_inline]] inline void prefetch_extra(std::span<const converters::PortSnapshot> ports,
                                                   size_t i) {
-  constexpr size_t kFar = 16, kNear = 8;
+  constexpr size_t kFar = 16;
+  constexpr size_t kNear = 8;
   if (i + kFar < ports.size()) {
     if (const auto* e = ports[i + kFar].extra.get()) __builtin_prefetch(e);
   }

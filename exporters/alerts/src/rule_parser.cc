@@ -107,7 +107,8 @@ Result<std::vector<std::pair<unsigned, unsigned>>> parse_ports(const json& v) {
   }
   std::vector<std::pair<unsigned, unsigned>> out;
   for (const std::string& item : items) {
-    unsigned lo = 0, hi = 0;
+    unsigned lo = 0;
+    unsigned hi = 0;
     const auto dash = item.find('-');
     const std::string first = item.substr(0, dash);
     const std::string last = dash == std::string::npos ? first : item.substr(dash + 1);
@@ -166,7 +167,8 @@ Status parse_scope(const json& s, Scope& scope) {
 }
 
 Status parse_source(const json& j, Rule& r) {
-  const bool has_counter = j.contains("counter"), has_state = j.contains("state");
+  const bool has_counter = j.contains("counter");
+  const bool has_state = j.contains("state");
   if (has_counter == has_state) return Err("give either counter or state");
   if (has_state) {
     const std::string state = text_of(j["state"]);

@@ -360,7 +360,8 @@ struct SnmpAgent::Impl {
     for (const auto& [name, regs] : registered)
       if (name != state.fabric_context) current.push_back(name);
     if (current == wanted) return;  // both sorted
-    std::vector<std::string> gone, added;
+    std::vector<std::string> gone;
+    std::vector<std::string> added;
     std::set_difference(current.begin(), current.end(), wanted.begin(), wanted.end(),
                         std::back_inserter(gone));
     std::set_difference(wanted.begin(), wanted.end(), current.begin(), current.end(),
@@ -380,7 +381,8 @@ struct SnmpAgent::Impl {
       const SnmpAgent::NotificationStats sent = totals();
       state.alerts = {state.status.active_alerts, sent.sent, sent.dropped,
                       state.status.notifications_suppressed};
-      int fds = 0, block = 0;
+      int fds = 0;
+      int block = 0;
       fd_set readable;
       FD_ZERO(&readable);
       timeval timeout{0, 100'000};  // wake at least every 100 ms for new snapshots and stop

@@ -236,7 +236,8 @@ struct Notifier::Sink {
       in.securityNameLen = u.name.size();
       in.securityLevel = SNMP_SEC_LEVEL_AUTHPRIV;
       in.securityModel = SNMP_SEC_MODEL_USM;
-      size_t auth_len = 0, priv_len = 0;
+      size_t auth_len = 0;
+      size_t priv_len = 0;
       oid* auth = sc_get_auth_oid(usm_lookup_auth_type(u.auth_protocol.c_str()), &auth_len);
       oid* priv = sc_get_priv_oid(usm_lookup_priv_type(u.priv_protocol.c_str()), &priv_len);
       if (auth == nullptr || priv == nullptr)
@@ -269,7 +270,8 @@ struct Notifier::Sink {
     }
     session = snmp_open(&in);
     if (session == nullptr) {
-      int sys_errno = 0, snmp_errno = 0;
+      int sys_errno = 0;
+      int snmp_errno = 0;
       char* text = nullptr;
       snmp_error(&in, &sys_errno, &snmp_errno, &text);
       const std::string why = text != nullptr ? text : "unknown error";
