@@ -51,7 +51,8 @@ int64_t heap_bytes() {
 }
 
 int64_t rss_bytes() {
-  long pages = 0, resident = 0;
+  long pages = 0;
+  long resident = 0;
   if (FILE* f = std::fopen("/proc/self/statm", "r")) {
     if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
     std::fclose(f);
@@ -60,7 +61,7 @@ int64_t rss_bytes() {
 }
 
 struct Report {
-  double ports;
+  double ports = 0;
   int64_t total = 0;
   void line(const char* what, int64_t bytes) {
     total += bytes;
@@ -135,7 +136,8 @@ int main(int argc, char** argv) {
              details ? ", detail attributes read" : ", core counters only",
              sizeof(converters::PortSnapshot), sizeof(converters::Converter::PortState),
              sizeof(collector::RawSample));
-  const int64_t heap0 = heap_bytes(), rss0 = rss_bytes();
+  const int64_t heap0 = heap_bytes();
+  const int64_t rss0 = rss_bytes();
   Daemon d;
   d.topology = bench::synthetic_topology(ports);
   d.converter = std::make_unique<converters::Converter>(converters::ConverterOptions{});
@@ -151,7 +153,8 @@ int main(int argc, char** argv) {
   }
   // A new snapshot the readers have not picked up yet, as they see it right after a publish.
   sweep(d, kSweeps, now + kCadence);
-  const int64_t heap1 = heap_bytes(), rss1 = rss_bytes();
+  const int64_t heap1 = heap_bytes();
+  const int64_t rss1 = rss_bytes();
   fmt::print("held: heap {:.1f} MB, RSS {:.1f} MB ({:.0f} B/port, {:.0f} B/port)\n",
              static_cast<double>(heap1 - heap0) / 1e6, static_cast<double>(rss1 - rss0) / 1e6,
              static_cast<double>(heap1 - heap0) / ports, static_cast<double>(rss1 - rss0) / ports);

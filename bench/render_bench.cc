@@ -26,8 +26,6 @@
 namespace {
 
 using namespace ibpulse;
-using collector::RawSample;
-using schema::Attribute;
 using Clock = std::chrono::steady_clock;
 
 constexpr uint32_t kPorts = 70000;
@@ -123,6 +121,7 @@ int main() {
   std::string scratch;
   size_t streamed = 0;
   std::vector<double> ours_times;
+  ours_times.reserve(kRuns);
   for (int i = 0; i < kRuns; ++i) {
     ours_times.push_back(seconds([&] {
       streamed = 0;
@@ -138,7 +137,8 @@ int main() {
   const double ours_gzip = gzip_seconds(ours, ours_gz);
 
   // prometheus-cpp: the same series in a registry, updated each sweep, serialised per scrape.
-  std::map<std::string, std::string> types, helps;
+  std::map<std::string, std::string> types;
+  std::map<std::string, std::string> helps;
   const auto series = parse(ours, types, helps);
   const size_t heap_before_cpp = heap();
   auto registry = std::make_shared<prometheus::Registry>();
@@ -171,6 +171,7 @@ int main() {
   });
   std::string theirs;
   std::vector<double> cpp_times;
+  cpp_times.reserve(kRuns);
   const prometheus::TextSerializer serializer;
   for (int i = 0; i < kRuns; ++i) {
     cpp_times.push_back(seconds([&] { theirs = serializer.Serialize(registry->Collect()); }));
@@ -179,7 +180,8 @@ int main() {
   size_t cpp_gz = 0;
   const double cpp_gzip = gzip_seconds(theirs, cpp_gz);
 
-  const double ours_median = median(ours_times), cpp_median = median(cpp_times);
+  const double ours_median = median(ours_times);
+  const double cpp_median = median(cpp_times);
   fmt::print("70,000-port scrape, {} series ({} counter and gauge children in prometheus-cpp)\n",
              series.size(), counter_children.size() + gauge_children.size());
   fmt::print("{:<16} {:>12} {:>12} {:>14} {:>12} {:>12}\n", "", "bytes", "gzip bytes",

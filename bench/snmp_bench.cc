@@ -76,6 +76,7 @@ Walk walk(uint16_t port, const std::string& community, const std::string& oid) {
 
 Walk median_walk(uint16_t port, const std::string& community, const std::string& oid) {
   std::vector<Walk> runs;
+  runs.reserve(3);
   for (int i = 0; i < 3; ++i)
     runs.push_back(walk(port, community, oid));
   std::sort(runs.begin(), runs.end(),

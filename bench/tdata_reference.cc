@@ -14,7 +14,6 @@ namespace {
 using exporters::snmp::MibView;
 using exporters::snmp::Oid;
 using exporters::snmp::VarBind;
-using exporters::snmp::VarType;
 
 constexpr uint32_t kColumns = 19;  // ifXTable
 
@@ -30,8 +29,8 @@ std::vector<std::unique_ptr<Entry>>& entries() {
 }
 
 // mib2c's table_tdata handler: the helper has found the row; answer GET by column.
-int handle(netsnmp_mib_handler*, netsnmp_handler_registration*, netsnmp_agent_request_info* info,
-           netsnmp_request_info* requests) {
+int handle(netsnmp_mib_handler* /*handler*/, netsnmp_handler_registration* /*reginfo*/,
+           netsnmp_agent_request_info* info, netsnmp_request_info* requests) {
   if (info->mode != MODE_GET) return SNMP_ERR_NOERROR;
   for (netsnmp_request_info* r = requests; r != nullptr; r = r->next) {
     auto* entry = static_cast<Entry*>(netsnmp_tdata_extract_entry(r));

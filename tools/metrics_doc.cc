@@ -81,12 +81,13 @@ std::string_view extra_labels(std::string_view family) {
 // One table row per `# HELP` of `text` whose family is not in `skip`.
 void print_families(const std::string& text, const std::set<std::string>& skip) {
   std::istringstream in(text);
-  std::string help_line, type_line;
+  std::string help_line;
+  std::string type_line;
   while (std::getline(in, help_line)) {
     if (!help_line.starts_with("# HELP ") || !std::getline(in, type_line)) continue;
     const std::string rest = help_line.substr(7);
     const std::string name = rest.substr(0, rest.find(' '));
-    if (skip.count(name) != 0) continue;
+    if (skip.contains(name)) continue;
     const std::string type = type_line.substr(type_line.rfind(' ') + 1);
     fmt::print("| `{}` | {} | {} | {} |\n", name, type, extra_labels(name),
                rest.substr(name.size() + 1));

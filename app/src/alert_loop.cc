@@ -27,7 +27,7 @@ AlertLoop::AlertLoop(std::vector<exporters::alerts::Rule> rules,
                      const converters::SnapshotStore& snapshots)
     : engine_(std::move(rules), options), snapshots_(snapshots) {}
 
-void AlertLoop::report(const exporters::alerts::Decision& d) const {
+void AlertLoop::report(const exporters::alerts::Decision& d) {
   const AlertEvent& e = d.event;
   const char* withheld = d.notify ? "" : " notified=false note=\"storm control\"";
   switch (e.kind) {

@@ -39,7 +39,7 @@ class AlertLoop {
   uint64_t suppressed() const;
 
  private:
-  void report(const exporters::alerts::Decision& d) const;
+  static void report(const exporters::alerts::Decision& d);
 
   exporters::alerts::ThresholdEngine engine_;
   const converters::SnapshotStore& snapshots_;

@@ -18,7 +18,7 @@ namespace {
 std::vector<std::string> g_args;
 std::atomic<bool> g_stop{false};
 
-void on_stop_signal(int) {
+void on_stop_signal(int /*signo*/) {
   g_stop.store(true);
 }
 
@@ -132,7 +132,7 @@ void Progress::operator()(std::string_view stage, size_t done, size_t total) {
   last_stage_ = std::string(stage);
 }
 
-void Progress::finish() {
+void Progress::finish() const {
   if (tty_ && started_) fmt::print(stderr, "\n");
 }
 

@@ -64,7 +64,7 @@ const std::atomic<bool>& install_stop_signals();
 class Progress {
  public:
   void operator()(std::string_view stage, size_t done, size_t total);
-  void finish();
+  void finish() const;
 
  private:
   std::string last_stage_;

@@ -205,10 +205,7 @@ Status set_sampled_counters(DaemonConfig& c, const std::vector<std::string>& v) 
   return Ok{};
 }
 
-#define IBPULSE_FIELD(expr)       \
-  [](DaemonConfig & c) -> auto& { \
-    return c.expr;                \
-  }
+#define IBPULSE_FIELD(expr) ([](DaemonConfig & c) -> auto& { return c.expr; })
 
 const std::vector<KeyDef>& key_defs() {
   using namespace std::chrono_literals;
@@ -608,13 +605,13 @@ Result<DaemonConfig> build_config(const std::filesystem::path& file, const Confi
     auto values = read_config_file(file);
     if (!values) return Error{values.error()};
     for (const auto& [name, entry] : *values) {
-      if (flags.count(name)) continue;  // the flag wins
+      if (flags.contains(name)) continue;  // the flag wins
       if (auto s = find_key(name)->set(config, entry.first); !s) {
         return Err("{}:{}: {}: {}", file.string(), entry.second, name, s.error());
       }
     }
   }
-  if (!file.empty() && !flags.count("alerts.rules")) {
+  if (!file.empty() && !flags.contains("alerts.rules")) {
     for (auto& rule : config.alert_rules)
       rule.origin = file.string();
   }

@@ -90,7 +90,8 @@ int run_discover(const DiscoverArgs& a) {
   if (!topology) return fail(topology.error());
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  size_t active = 0, linked = 0;
+  size_t active = 0;
+  size_t linked = 0;
   for (const auto& p : topology->ports) {
     active += p.active();
     linked += p.remote.has_value();

@@ -61,6 +61,7 @@ std::string explain_missing_subcommand(CLI::App& app, int argc, char** argv) {
 
 }  // namespace
 
+// NOLINTNEXTLINE(bugprone-exception-escape): escaping is a bug; std::terminate reports it
 int main(int argc, char** argv) {
   using namespace ibpulse::cli;
   set_program_args(argc, argv);

@@ -272,7 +272,7 @@ int query_all(const QueryArgs& a) {
   }
   if (a.json) {
     nlohmann::json list = nlohmann::json::array();
-    for (auto& [key, entry] : ports.items())
+    for (auto& entry : ports)  // an object's values, in key order
       list.push_back(std::move(entry));
     fmt::print("{}\n", nlohmann::json{{"ports", std::move(list)}}.dump(1));
   }

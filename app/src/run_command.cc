@@ -25,7 +25,7 @@ using namespace std::chrono_literals;
 using collector::guid_string;
 
 std::atomic<bool> g_reload{false};
-void on_hup(int) {
+void on_hup(int /*signo*/) {
   g_reload.store(true);
 }
 

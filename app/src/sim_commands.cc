@@ -140,7 +140,7 @@ void forward_signals_to_child() {
 }
 
 int run_exec(const FabricOptions& fo, const std::string& host, unsigned part,
-             std::vector<std::string> command) {
+             const std::vector<std::string>& command) {
   auto s = running_fabric(fo);
   if (!s) return fail(s.error());
   auto node = attach_node(*s, host, part);

@@ -38,7 +38,7 @@ void write_and_log(const std::filesystem::path& path, const std::string& bytes, 
 
 }  // namespace
 
-StateSaver::StateSaver(std::filesystem::path dir, std::chrono::milliseconds interval)
+StateSaver::StateSaver(const std::filesystem::path& dir, std::chrono::milliseconds interval)
     : interval_(interval) {
   if (dir.empty() || interval.count() == 0) {
     spdlog::info("event=state_off note=\"{}\"",

@@ -19,7 +19,7 @@ namespace ibpulse::cli {
 class StateSaver {
  public:
   // `dir` empty: no state file (persistence off, or no directory known).
-  StateSaver(std::filesystem::path dir, std::chrono::milliseconds interval);
+  StateSaver(const std::filesystem::path& dir, std::chrono::milliseconds interval);
   ~StateSaver();
   StateSaver(const StateSaver&) = delete;
   StateSaver& operator=(const StateSaver&) = delete;

@@ -16,7 +16,7 @@ inline constexpr size_t kMadSize = 256;
 inline constexpr size_t kMadDataOffset = 64;
 inline constexpr int kQp1Qkey = static_cast<int>(0x80010000u);  // umad_set_addr takes an int
 
-void encode_request(void* mad, const MadRequest& request, uint32_t tid);
+void encode_request(void* buffer, const MadRequest& request, uint32_t tid);
 
 // A request as the engine's pool holds it while it waits and flies: the header and the first
 // kPackedData bytes of its data inline (a GET's PortSelect and CounterSelect), the rest of the
@@ -45,7 +45,7 @@ PackedRequest pack(const MadRequest& request, uint32_t tail);
 // Whether `request` has data past kPackedData to keep.
 bool has_data_tail(const MadRequest& request);
 // The MAD of a packed request; `tail` null when it has none.
-void encode_packed(void* mad, const PackedRequest& request, const DataTail* tail, uint32_t tid);
+void encode_packed(void* buffer, const PackedRequest& request, const DataTail* tail, uint32_t tid);
 
 struct DecodedReply {
   uint8_t method = 0;

@@ -144,7 +144,7 @@ struct Poller::State {
     d.cache_file += fmt::format("-{}-{}.ibnd", d.ca.empty() ? "default" : d.ca, d.ca_port);
   }
 
-  void warn(const std::string& text) {
+  void warn(const std::string& text) const {
     if (events.warning) events.warning(text);
   }
 
@@ -193,7 +193,7 @@ struct Poller::State {
     for (Port& p : fresh.ports)
       p.subnet = options.subnet;
     std::erase_if(fresh.ports,
-                  [&](const Port& p) { return options.skip_nodes.count(p.key.node_guid) != 0; });
+                  [&](const Port& p) { return options.skip_nodes.contains(p.key.node_guid); });
     shard_nodes = keep_shard_ports(fresh, options.shard);
     shard_nodes += report_missing(missing.carry_over(fresh, whole));
     if (options.split) local_port_up();
@@ -281,7 +281,7 @@ struct Poller::State {
     stats.owned_nodes = owned_nodes;
   }
 
-  void report_cache(const Topology& t) {
+  void report_cache(const Topology& t) const {
     const auto& file = options.discovery.cache_file;
     if (t.from_cache) {
       warn(fmt::format(
@@ -336,7 +336,7 @@ struct Poller::State {
       plans[i] = plan_port(port, found != node_index.end() ? found->second : 0,
                            caps != capabilities.end() && caps->second ? &*caps->second : nullptr,
                            off != unsupported.end() ? &off->second : nullptr,
-                           options.no_extended_nodes.count(guid) != 0);
+                           options.no_extended_nodes.contains(guid));
     }
     // A clear waits for a read of its attribute: drop those no plan reads any more.
     std::erase_if(pending_clears,

@@ -65,7 +65,8 @@ size_t keep_shard_ports(Topology& topology, const ShardSpec& spec) {
   const auto is_owned = [&owned](uint64_t guid) {
     return std::binary_search(owned.begin(), owned.end(), guid);
   };
-  std::vector<Port> own, peers;
+  std::vector<Port> own;
+  std::vector<Port> peers;
   for (Port& p : topology.ports) {
     if (is_owned(p.key.node_guid)) {
       own.push_back(std::move(p));

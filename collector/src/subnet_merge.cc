@@ -65,7 +65,7 @@ Topology merge_subnets(const std::vector<const SubnetPart*>& parts,
             [](const Node& a, const Node& b) { return a.guid < b.guid; });
   std::sort(out.ports.begin(), out.ports.end(), by_key);
   // A peer of one subnet's shard may be a polled port of another: it is not a peer then.
-  std::erase_if(out.peer_ports, [&](const Port& p) { return key_owner.count(p.key) != 0; });
+  std::erase_if(out.peer_ports, [&](const Port& p) { return key_owner.contains(p.key); });
   std::sort(out.peer_ports.begin(), out.peer_ports.end(), by_key);
   return out;
 }

@@ -6,7 +6,7 @@
 
 namespace ibpulse::collector {
 
-SubnetSet::SubnetSet(PollerOptions options, std::vector<std::vector<LocalPort>> subnets,
+SubnetSet::SubnetSet(const PollerOptions& options, std::vector<std::vector<LocalPort>> subnets,
                      std::vector<Topology::Subnet> names, std::vector<SampleRing*> rings,
                      PollerEvents events, std::vector<ClearRing*> clears, PollerBackend backend)
     : events_(std::move(events)), names_(std::move(names)) {

@@ -22,7 +22,7 @@ void read_capabilities(MadEngine& engine, std::span<const SweepTarget> targets,
   const auto nodes = index_nodes(targets);
   std::vector<uint64_t> asked;
   for (const auto& t : targets) {
-    if (cache.count(t.key.node_guid) != 0) continue;
+    if (cache.contains(t.key.node_guid)) continue;
     cache.emplace(t.key.node_guid, std::nullopt);
     asked.push_back(t.key.node_guid);
     engine.submit(pma_get(schema::Attribute::kClassPortInfo, t.lid, 0, nodes.at(t.key.node_guid),
@@ -78,7 +78,7 @@ SweepResult sweep(MadEngine& engine, std::span<const SweepTarget> targets,
   std::map<uint64_t, std::vector<size_t>> waiting;  // node GUID -> targets
   for (size_t i = 0; i < targets.size(); ++i) {
     const auto& t = targets[i];
-    if (!capabilities.count(t.key.node_guid)) {
+    if (!capabilities.contains(t.key.node_guid)) {
       capabilities.emplace(t.key.node_guid, std::nullopt);
       engine.submit(pma_get(schema::Attribute::kClassPortInfo, t.lid, 0, nodes.at(t.key.node_guid),
                             kClassPortInfoCookie | asked.size()));

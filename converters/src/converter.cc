@@ -313,7 +313,8 @@ void Converter::apply_batch(std::span<const RawSample> samples, std::span<ApplyE
   // state lines of a sample kStateAhead on, whose slot is kept for when it is applied. The
   // prefetches stay in this function: GCC takes a function whose only effect is a prefetch for
   // one without effects and drops its calls.
-  constexpr size_t kIndexAhead = 16, kStateAhead = 8;
+  constexpr size_t kIndexAhead = 16;
+  constexpr size_t kStateAhead = 8;
   std::array<uint32_t, kStateAhead> slots{};
   const size_t n = samples.size();
   for (size_t i = 0; i < std::min(n, kIndexAhead); ++i)

@@ -76,7 +76,8 @@ class Reader {
     return true;
   }
   bool get_counter(CounterState& c) {
-    uint8_t source = 0, saturated = 0;
+    uint8_t source = 0;
+    uint8_t saturated = 0;
     if (!get(c.total) || !get(c.last_raw) || !get(source) || !get(saturated)) return false;
     if (source > static_cast<uint8_t>(Source::kWide) || saturated > 1) return false;
     c.source = static_cast<Source>(source);
@@ -206,7 +207,8 @@ Result<SavedVlTraffic> read_vl_traffic(Reader& in, size_t bytes) {
   if (count > bytes / kRecord) return Err("per-VL record count {} does not fit the file", count);
   SavedVlTraffic out(count);
   for (auto& [key, t] : out) {
-    int64_t covered = 0, observed = 0;
+    int64_t covered = 0;
+    int64_t observed = 0;
     bool ok = in.get(key.node_guid) && in.get(key.port) && in.get(t.sampled) && in.get(t.samples) &&
               in.get(t.saturated) && in.get(covered) && in.get(observed);
     for (VlCounts& c : t.vl) {

@@ -69,7 +69,7 @@ struct Parser {
     rest.remove_prefix(num_end == std::string_view::npos ? rest.size() : num_end);
     auto id = take_quoted(rest);
     if (!ports || !id) return Err("line {}: expected `{} <ports> \"<id>\"`", n, kind);
-    if (index.count(*id)) return Err("line {}: node \"{}\" is defined twice", n, *id);
+    if (index.contains(*id)) return Err("line {}: node \"{}\" is defined twice", n, *id);
     const NodeType type = kind == "Switch" ? NodeType::kSwitch : NodeType::kHca;
     topo.nodes.push_back(TopoNode{type, *id, *ports});
     current = topo.nodes.size() - 1;

@@ -14,8 +14,6 @@
 
 #include "exec_util.h"
 
-extern char** environ;
-
 namespace ibpulse::sim {
 
 using namespace std::chrono_literals;
@@ -135,7 +133,9 @@ Result<CommandOutput> run_command(const std::vector<std::string>& argv, const En
                                   std::chrono::milliseconds timeout) {
   if (argv.empty()) return Err("nothing to run");
   ExecArgs args(argv, merged_environment(env));
-  int out[2], err[2], report[2];
+  int out[2];
+  int err[2];
+  int report[2];
   if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0 ||
       ::pipe2(report, O_CLOEXEC) != 0) {
     return Err("pipe: {}", std::strerror(errno));

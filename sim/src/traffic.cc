@@ -264,7 +264,7 @@ Result<TrafficReport> run_traffic(const FabricState& fabric, const TrafficOption
   if (!ports) return Error{ports.error()};
   if (!options.nodes.empty()) {
     const std::set<std::string_view> keep(options.nodes.begin(), options.nodes.end());
-    std::erase_if(*ports, [&](const DumpPort& p) { return keep.count(p.node) == 0; });
+    std::erase_if(*ports, [&](const DumpPort& p) { return !keep.contains(p.node); });
   }
   auto reader = PmaReader::open();
   if (!reader) return Error{reader.error()};

@@ -58,7 +58,7 @@ class SimFabric {
   // A unique fabric name per call, under a private root folder; `extra_args` go to `sim up`.
   static std::unique_ptr<SimFabric> up(const std::string& label,
                                        const std::vector<std::string>& extra_args = {});
-  ~SimFabric();
+  ~SimFabric();  // NOLINT(bugprone-exception-escape): see the definition
   SimFabric(const SimFabric&) = delete;
   SimFabric& operator=(const SimFabric&) = delete;
 

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string_view>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "tied_child.h"
@@ -86,7 +87,7 @@ std::vector<TrapNotification> parse_output(const std::string& out) {
       inside = true;
     } else if (inside && line == "END") {
       if (const TrapVarBind* t = current.find("1.3.6.1.6.3.1.1.4.1.0")) current.trap_oid = t->value;
-      all.push_back(std::move(current));
+      all.push_back(std::exchange(current, TrapNotification{}));
       inside = false;
     } else if (inside && line.starts_with(".")) {
       current.varbinds.push_back(parse_varbind(line));
@@ -110,13 +111,16 @@ uint16_t Snmptrapd::free_port() {
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t length = sizeof address;
-  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  uint16_t port = 0;  // 0 when the socket cannot be bound, as getsockname reports then
+  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+    port = ntohs(address.sin_port);
+  }
   close(fd);
-  return ntohs(address.sin_port);
+  return port;
 }
 
-std::unique_ptr<Snmptrapd> Snmptrapd::start(std::vector<TrapdUser> users, uint16_t port) {
+std::unique_ptr<Snmptrapd> Snmptrapd::start(const std::vector<TrapdUser>& users, uint16_t port) {
   static std::atomic<int> serial{0};
   std::unique_ptr<Snmptrapd> d(new Snmptrapd());
   d->port_ = port != 0 ? port : free_port();

@@ -44,7 +44,8 @@ class Snmptrapd {
  public:
   // On `port` (0: a free one) of 127.0.0.1. Returns once it listens; null (and a gtest failure)
   // when it would not start.
-  static std::unique_ptr<Snmptrapd> start(std::vector<TrapdUser> users = {}, uint16_t port = 0);
+  static std::unique_ptr<Snmptrapd> start(const std::vector<TrapdUser>& users = {},
+                                          uint16_t port = 0);
   ~Snmptrapd();  // stops it and removes its directory
   Snmptrapd(const Snmptrapd&) = delete;
   Snmptrapd& operator=(const Snmptrapd&) = delete;

@@ -14,6 +14,7 @@ namespace {
 
 std::vector<char*> pointers(std::vector<std::string>& text) {
   std::vector<char*> out;
+  out.reserve(text.size() + 1);
   for (std::string& s : text)
     out.push_back(s.data());
   out.push_back(nullptr);
@@ -24,8 +25,8 @@ std::vector<char*> pointers(std::vector<std::string>& text) {
 
 pid_t spawn_tied_child(const std::string& path, const std::vector<std::string>& args,
                        const std::filesystem::path& log, const TiedChildOptions& options) {
-  std::vector<std::string> arg_text = args,
-                           env_text = options.env.value_or(std::vector<std::string>{});
+  std::vector<std::string> arg_text = args;
+  std::vector<std::string> env_text = options.env.value_or(std::vector<std::string>{});
   const std::vector<char*> argv = pointers(arg_text);
   const std::vector<char*> envp = pointers(env_text);
   const std::string log_path = log.string();

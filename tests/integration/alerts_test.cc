@@ -26,8 +26,8 @@ SimFabric& fabric() {
 }
 
 std::filesystem::path write_config(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("ibpulse-alerts-" + std::to_string(getpid()) + "-" + name + ".yaml");
+  auto path = std::filesystem::temp_directory_path() /
+              ("ibpulse-alerts-" + std::to_string(getpid()) + "-" + name + ".yaml");
   std::ofstream(path) << text;
   return path;
 }

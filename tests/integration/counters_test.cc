@@ -76,7 +76,8 @@ std::set<std::string> nodes_behind(const PortInfo& port) {
     return (q.node == port.node && q.remote_node == port.remote_node) ||
            (q.node == port.remote_node && q.remote_node == port.node);
   };
-  std::set<std::string> all, reached = {"Switch1"};
+  std::set<std::string> all;
+  std::set<std::string> reached = {"Switch1"};
   std::queue<std::string> todo;
   todo.push("Switch1");
   while (!todo.empty()) {
@@ -88,7 +89,7 @@ std::set<std::string> nodes_behind(const PortInfo& port) {
     }
   }
   for (const auto& q : fabric().ports()) {
-    if (!reached.count(q.node)) all.insert(q.node);
+    if (!reached.contains(q.node)) all.insert(q.node);
   }
   return all;
 }
@@ -264,7 +265,7 @@ TEST(Counters, ThirtyTwoBitOnlyNodeWithThresholdPolicyClearsExactlyItsDataCounte
   // three perfqueries (2 MADs each).
   const uint64_t total = total_in(log, total_line("Hca4", 1, "xmit_data_bytes"));
   const uint64_t expected = (kStart + kMore) * 4;
-  const uint64_t mads = reads_of(log, "Hca4") + 1 + 1 + 3 * 2;
+  const uint64_t mads = reads_of(log, "Hca4") + 1 + 1 + uint64_t{3} * 2;
   EXPECT_GT(total, kLatch32 * 4) << "more than a 32-bit counter can hold";
   EXPECT_LE(total > expected ? total - expected : expected - total, mads * kMadDwords * 4)
       << "total " << total << " expected " << expected << "\n"

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -101,9 +102,9 @@ const std::vector<std::pair<std::string, std::string>> kMayBeEmpty = {
 };
 
 bool may_be_empty(const std::string& raw_expr) {
-  for (const auto& [needle, why] : kMayBeEmpty)
-    if (raw_expr.find(needle) != std::string::npos) return true;
-  return false;
+  return std::ranges::any_of(kMayBeEmpty, [&](const auto& entry) {
+    return raw_expr.find(entry.first) != std::string::npos;  // entry: {needle, why}
+  });
 }
 
 // Grafana's substitution, with the values this fabric offers: a multi-value variable gets
@@ -332,6 +333,7 @@ std::vector<Check> all_checks() {
 
 std::vector<std::string> expressions(const std::vector<Check>& checks) {
   std::vector<std::string> exprs;
+  exprs.reserve(checks.size());
   for (const auto& c : checks)
     exprs.push_back(c.expr);
   return exprs;

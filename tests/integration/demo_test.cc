@@ -23,8 +23,9 @@ using namespace std::chrono_literals;
 
 TEST(Demo, ServesMovingCountersOverMetricsSnmpAndPrometheusThenStopsEverything) {
   const std::string name = "demo" + std::to_string(::getpid());
-  const uint16_t web = free_loopback_port(SOCK_STREAM), snmp = free_loopback_port(SOCK_DGRAM),
-                 prometheus = free_loopback_port(SOCK_STREAM);
+  const uint16_t web = free_loopback_port(SOCK_STREAM);
+  const uint16_t snmp = free_loopback_port(SOCK_DGRAM);
+  const uint16_t prometheus = free_loopback_port(SOCK_STREAM);
   Result<sim::CommandOutput> ran = Err("not run");
   std::thread demo([&] {
     ran = sim::run_command({IBPULSE_BINARY_FOR_TESTS, "demo", "--name", name, "--duration", "40",
@@ -37,7 +38,8 @@ TEST(Demo, ServesMovingCountersOverMetricsSnmpAndPrometheusThenStopsEverything) 
 
   // Transmitted bytes of Hca1's port grow between two scrapes: the generated traffic.
   const std::string hca1 = "node_guid=\"0x0000000000100000\",port=\"1\"";
-  double first = -1, later = -1;
+  double first = -1;
+  double later = -1;
   EXPECT_TRUE(eventually(
       [&] {
         const std::string scrape = http_get(web, "/metrics");
@@ -52,7 +54,7 @@ TEST(Demo, ServesMovingCountersOverMetricsSnmpAndPrometheusThenStopsEverything) 
   const std::string target = " 127.0.0.1:" + std::to_string(snmp);
   const auto v2c = parse_varbinds(
       snmp_tool("snmpget -v2c -c public -On -Oq -t 2" + target + " 1.3.6.1.2.1.2.1.0").out);
-  EXPECT_EQ(v2c.count(".1.3.6.1.2.1.2.1.0") ? v2c.at(".1.3.6.1.2.1.2.1.0") : "", "24");
+  EXPECT_EQ(v2c.contains(".1.3.6.1.2.1.2.1.0") ? v2c.at(".1.3.6.1.2.1.2.1.0") : "", "24");
   const auto v3 = snmp_tool(
       "snmpbulkwalk -v3 -l authPriv -u demo -a SHA-256 -A demo-auth-pass -x AES -X demo-priv-pass "
       "-On -Oq -t 2" +

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <fstream>
 #include <map>
@@ -114,10 +115,7 @@ bool stable(const std::string& line) {
       "infiniband_port_info{",
       "infiniband_port_saturated{",
   };
-  for (const char* f : kFamilies) {
-    if (line.starts_with(f)) return true;
-  }
-  return false;
+  return std::ranges::any_of(kFamilies, [&](const char* f) { return line.starts_with(f); });
 }
 
 // The LIDs opensm gives are fixed for the built-in fabric, but the GUIDs and LIDs stay in the

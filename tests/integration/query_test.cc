@@ -216,9 +216,9 @@ TEST(Query, IfMibValuesFollowTheDraftsMappingOverWhatWasRead) {
   // By hand. Between the Sets and query's reading, only query's own MADs reached Hca2
   // (discovery's SMPs, ClassPortInfo, PortCounters): fewer than 40, each at most 72 dwords
   // and 1 packet each way.
-  constexpr uint64_t kMadOctets = 40 * (72 * 4 + 4);
-  const uint64_t in_octets = 1000000000000ull * 4 + 3000000 * 4 + 43 * 8;
-  const uint64_t out_octets = 2000000000000ull * 4 + 4000000 * 4 + 41 * 8;
+  constexpr uint64_t kMadOctets = uint64_t{40} * (72 * 4 + 4);
+  const uint64_t in_octets = 1000000000000ull * 4 + 3000000ull * 4 + 43ull * 8;
+  const uint64_t out_octets = 2000000000000ull * 4 + 4000000ull * 4 + 41ull * 8;
   EXPECT_GE(u(m, "ifInOctets"), in_octets);
   EXPECT_LE(u(m, "ifInOctets"), in_octets + kMadOctets);
   EXPECT_GE(u(m, "ifOutOctets"), out_octets);

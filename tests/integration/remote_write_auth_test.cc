@@ -73,7 +73,7 @@ class RemoteWriteTls : public ::testing::Test {
     return path(name);
   }
 
-  bool openssl(std::vector<std::string> args) const {
+  static bool openssl(std::vector<std::string> args) {
     args.insert(args.begin(), "openssl");
     const auto run = sim::run_command(args, {}, 60s);
     EXPECT_TRUE(run) << (run ? "" : run.error());

@@ -119,7 +119,7 @@ TEST(RemoteWriteVictoriaMetrics, EveryPortArrivesAndValuesAreThoseOfMetrics) {
   EXPECT_TRUE(eventually([&] {
     for (const auto& s : vm.export_series(match, unix_now() - 600, unix_now() + 60)) {
       for (const auto& v : s.at("values")) {
-        if (scraped.count(v.get<double>()) != 0) return true;
+        if (scraped.contains(v.get<double>())) return true;
       }
     }
     return false;

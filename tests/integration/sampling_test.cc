@@ -170,8 +170,10 @@ TEST_F(Sampling, PerVlTrafficTotalsAddEverySample) {
   // Samples finished after the last snapshot are not in it; each one seen is whole.
   EXPECT_GE(n, samples - 1);
   EXPECT_LE(n, samples);
-  const uint64_t xmit_data = per_vl(1, 1, 2, 1000), rcv_data = per_vl(1, 2, 2, 1000);
-  const uint64_t xmit_pkts = per_vl(1, 3, 2, 1000), rcv_pkts = per_vl(1, 4, 2, 1000);
+  const uint64_t xmit_data = per_vl(1, 1, 2, 1000);
+  const uint64_t rcv_data = per_vl(1, 2, 2, 1000);
+  const uint64_t xmit_pkts = per_vl(1, 3, 2, 1000);
+  const uint64_t rcv_pkts = per_vl(1, 4, 2, 1000);
   EXPECT_EQ(number_after(out.err, at, "out_octets="), n * (xmit_data * 4 + xmit_pkts * 4));
   EXPECT_EQ(number_after(out.err, at, "out_packets="), n * xmit_pkts);
   EXPECT_EQ(number_after(out.err, at, "in_octets="), n * (rcv_data * 4 + rcv_pkts * 4));
@@ -250,9 +252,11 @@ TEST_F(Sampling, PerVlTrafficReachesMetricsAndSnmp) {
                       "--sampling.counters",
                       "PortXmitDataVL2,PortRcvDataVL2,PortXmitPktVL2,PortRcvPktVL2"});
   ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
-  const uint64_t xmit_data = per_vl(1, 1, 2, 1000), xmit_pkts = per_vl(1, 3, 2, 1000);
+  const uint64_t xmit_data = per_vl(1, 1, 2, 1000);
+  const uint64_t xmit_pkts = per_vl(1, 3, 2, 1000);
   const std::string labels = "node_guid=\"" + guid + "\",port=\"1\",vl=\"2\"";
-  double bytes = -1, packets = -1;
+  double bytes = -1;
+  double packets = -1;
   ASSERT_TRUE(eventually(
       [&] {
         const std::string scrape = http_get(d.web_port(), "/metrics");

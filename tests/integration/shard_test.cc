@@ -144,7 +144,7 @@ bool wait_for_values(Shards& shards, const std::map<PortId, std::string>& expect
     }
     bool all = true;
     for (const auto& [port, value] : expected)
-      all = all && seen.count(port) && seen[port] == value;
+      all = all && seen.contains(port) && seen[port] == value;
     if (all) return true;
     std::this_thread::sleep_for(100ms);
   }
@@ -182,7 +182,8 @@ TEST(Shard, EveryPortOnExactlyOneShardWithExactCounters) {
   for (size_t i = 0; i < shards.size(); ++i) {
     const auto shard = static_cast<unsigned>(i + 1);
     size_t own_ports = 0;
-    std::string own_node, other_node;
+    std::string own_node;
+    std::string other_node;
     for (const auto& [port, by] : served_by) {
       if (by == shard) {
         ++own_ports;

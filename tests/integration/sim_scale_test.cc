@@ -10,7 +10,9 @@ namespace {
 
 TEST(SimScale, TwoThousandHostsComeUpAndReportSizeAndTime) {
   auto fabric = SimFabric::up("scale", {"--hosts", "2000"});
-  size_t hcas = 0, active = 0, linked = 0;
+  size_t hcas = 0;
+  size_t active = 0;
+  size_t linked = 0;
   for (const auto& p : fabric->ports()) {
     if (p.node.rfind("Hca", 0) == 0) ++hcas;
     if (!p.remote_node.empty()) {

@@ -144,7 +144,8 @@ TEST(Snmp, EveryInterfaceRowHasAllItsCounterColumns) {
                       "--state.save-interval", "off", "--log.level", "debug"});
   ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
   const std::string target = " -On -Oq 127.0.0.1:" + std::to_string(d.snmp_port());
-  const std::string if_x = "1.3.6.1.2.1.31.1.1.1", if_table = "1.3.6.1.2.1.2.2.1";
+  const std::string if_x = "1.3.6.1.2.1.31.1.1.1";
+  const std::string if_table = "1.3.6.1.2.1.2.2.1";
   // Columns and ifName per ifIndex of a table walk (.<table>.<column>.<ifIndex>).
   struct Row {
     std::set<std::string> columns;
@@ -255,7 +256,8 @@ TEST(Snmp, IfIndexSurvivesARestartThatChangesTheTopology) {
   std::filesystem::remove_all(dir);
   const std::vector<std::string> args = {"--snmp.community", "public",        "--state.dir",
                                          dir.string(),       "--mad.timeout", "20ms"};
-  std::map<std::string, std::string> before, after;
+  std::map<std::string, std::string> before;
+  std::map<std::string, std::string> after;
   {
     Daemon d(fabric(), args);
     ASSERT_TRUE(d.wait_for("event=ready ports=12", 10s)) << d.log();
@@ -379,7 +381,8 @@ TEST(Snmp, V3EngineAndUsersFollowTheStateAndConfigAcrossRestarts) {
   const std::vector<std::string> args = {
       "--config", config.string(), "--state.dir", (dir / "state").string(), "--state.save-interval",
       "off"};
-  std::map<std::string, std::string> first, second;
+  std::map<std::string, std::string> first;
+  std::map<std::string, std::string> second;
   write_config("auth-secret-1");
   {
     Daemon d(fabric(), args);
@@ -401,7 +404,8 @@ TEST(Snmp, V3EngineAndUsersFollowTheStateAndConfigAcrossRestarts) {
     second = parse_varbinds(unwrap_lines(got.out));
     d.stop();
   }
-  const std::string id = ".1.3.6.1.6.3.10.2.1.1.0", boots = ".1.3.6.1.6.3.10.2.1.2.0";
+  const std::string id = ".1.3.6.1.6.3.10.2.1.1.0";
+  const std::string boots = ".1.3.6.1.6.3.10.2.1.2.0";
   // The engineID file's "0x80001f8805" + 16 octets, as -Ox prints them: "80 00 1F 88 05 ...".
   const std::string stored = read_text_file(dir / "state" / "snmp" / "engine-id");
   ASSERT_EQ(stored.size(), 2u + 2 * 21 + 1) << stored;
@@ -579,7 +583,8 @@ TEST(Snmp, SnmpV1GetsNoCounter64ButEverythingElse) {
       snmp_tool("snmpwalk -v1 -c public -On -Oq -t 2 -r 0" + target + " 1.3.6.1.2.1.31.1.1.1");
   EXPECT_EQ(walk.status, 0) << walk.out;
   const auto rows = parse_varbinds(walk.out);
-  size_t names_seen = 0, high_speed = 0;
+  size_t names_seen = 0;
+  size_t high_speed = 0;
   for (const auto& [oid, value] : rows) {
     const std::string column = oid.substr(0, oid.rfind('.'));
     EXPECT_TRUE(column != ".1.3.6.1.2.1.31.1.1.1.6" && column != ".1.3.6.1.2.1.31.1.1.1.10")

@@ -240,7 +240,8 @@ TEST_F(SnmpTrapTest, DeadInformSinksDelayNeitherTrapsNorRequests) {
   agent_->notify(rate_limited(1));  // the dead sinks start probing
   next(*v2c_, m.v2c);
   std::this_thread::sleep_for(50ms);
-  int64_t worst_trap = 0, worst_get = 0;
+  int64_t worst_trap = 0;
+  int64_t worst_get = 0;
   for (int i = 0; i < 5; ++i) {
     const auto t0 = Clock::now();
     agent_->notify(rate_limited(100 + static_cast<uint32_t>(i)));

@@ -20,8 +20,8 @@ SimFabric& fabric() {
 }
 
 std::filesystem::path fresh_dir(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("ibpulse-" + name + "-" + std::to_string(::getpid()));
+  auto dir = std::filesystem::temp_directory_path() /
+             ("ibpulse-" + name + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;

@@ -155,7 +155,7 @@ uint16_t PmaEmulator::pma(uint8_t method, uint16_t attr, const uint8_t* in, uint
 }
 
 void PmaEmulator::samples_control(const Session& s, unsigned port, uint8_t opcode, uint16_t tag,
-                                  uint8_t status, uint8_t* out) const {
+                                  uint8_t status, uint8_t* out) {
   out[kPscOpCode] = opcode;
   out[kPscPortSelect] = static_cast<uint8_t>(port);
   out[kPscTick] = kTickByte;
@@ -180,7 +180,7 @@ void PmaEmulator::samples_control(const Session& s, unsigned port, uint8_t opcod
 }
 
 void PmaEmulator::samples_result(const Session& s, unsigned port, bool extended, uint16_t tag,
-                                 uint8_t status, uint8_t* out) const {
+                                 uint8_t status, uint8_t* out) {
   put_be(&out[kPsrTag], 2, tag);
   put_be(&out[kPsrSampleStatus], 2, status & 0x3u);
   if (extended) put_be(&out[kPsreExtendedWidth], 4, kExtendedWidth64);
@@ -201,9 +201,11 @@ void PmaEmulator::ext_speeds(unsigned port, const uint8_t* in, uint8_t* out) {
   put_be(&out[kPescSyncHeader], 2, ext_speeds_value(port, 0));
   put_be(&out[kPescSyncHeader + 2], 2, ext_speeds_value(port, 1));
   for (unsigned lane = 0; lane < kPescLanes; ++lane) {
-    put_be(&out[kPescErrorDetection0 + 2 * lane], 2, ext_speeds_value(port, 2 + lane));
-    put_be(&out[kPescFecCorrectable0 + 4 * lane], 4, ext_speeds_value(port, 14 + lane));
-    put_be(&out[kPescFecUncorrectable0 + 4 * lane], 4, ext_speeds_value(port, 26 + lane));
+    put_be(&out[kPescErrorDetection0 + std::size_t{2} * lane], 2, ext_speeds_value(port, 2 + lane));
+    put_be(&out[kPescFecCorrectable0 + std::size_t{4} * lane], 4,
+           ext_speeds_value(port, 14 + lane));
+    put_be(&out[kPescFecUncorrectable0 + std::size_t{4} * lane], 4,
+           ext_speeds_value(port, 26 + lane));
   }
 }
 

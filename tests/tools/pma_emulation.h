@@ -116,10 +116,10 @@ class PmaEmulator {
 
   uint16_t pma(uint8_t method, uint16_t attr, const uint8_t* in, uint8_t* out,
                SteadyClock::time_point now, StateMode mode);
-  void samples_control(const Session& s, unsigned port, uint8_t opcode, uint16_t tag,
-                       uint8_t status, uint8_t* out) const;
-  void samples_result(const Session& s, unsigned port, bool extended, uint16_t tag, uint8_t status,
-                      uint8_t* out) const;
+  static void samples_control(const Session& s, unsigned port, uint8_t opcode, uint16_t tag,
+                              uint8_t status, uint8_t* out);
+  static void samples_result(const Session& s, unsigned port, bool extended, uint16_t tag,
+                             uint8_t status, uint8_t* out);
   static void ext_speeds(unsigned port, const uint8_t* in, uint8_t* out);
   static uint8_t status_at(const Session& s, SteadyClock::time_point now);
 

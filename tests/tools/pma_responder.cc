@@ -56,7 +56,7 @@ using ibpulse::tools::StateMode;
 
 volatile std::sig_atomic_t g_stop = 0;
 
-void on_signal(int) {
+void on_signal(int /*signo*/) {
   g_stop = 1;
 }
 

@@ -181,11 +181,11 @@ void print_control(const std::string& prefix, const Data& d) {
 }
 
 void print_results(const Data& r, const Data& x) {
-  fmt::print("result.tag=0x{:04x}\n", get_be(&r[0], 2));
+  fmt::print("result.tag=0x{:04x}\n", get_be(r.data(), 2));
   fmt::print("result.sample_status={}\n", get_be(&r[2], 2) & 0x3u);
   for (unsigned i = 0; i < 15; ++i)
     fmt::print("result.counter{}={}\n", i, get_be(&r[4 + 4 * i], 4));
-  fmt::print("result_ext.tag=0x{:04x}\n", get_be(&x[0], 2));
+  fmt::print("result_ext.tag=0x{:04x}\n", get_be(x.data(), 2));
   fmt::print("result_ext.sample_status={}\n", get_be(&x[2], 2) & 0x3u);
   fmt::print("result_ext.extended_width=0x{:08x}\n", get_be(&x[4], 4));
   for (unsigned i = 0; i < 15; ++i) {

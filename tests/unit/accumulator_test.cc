@@ -37,7 +37,9 @@ class AccumulatorTable : public ::testing::TestWithParam<Case> {};
 TEST_P(AccumulatorTable, Totals) {
   const Case& c = GetParam();
   CounterState s;
-  unsigned lossy = 0, foreign = 0, switches = 0;
+  unsigned lossy = 0;
+  unsigned foreign = 0;
+  unsigned switches = 0;
   for (const Step& step : c.steps) {
     const uint8_t width = step.source == Source::kWide ? uint8_t{64} : c.width;
     const Reading r{step.raw, width, c.scale, step.source};

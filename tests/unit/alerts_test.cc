@@ -308,7 +308,8 @@ TEST(ThresholdEngine, AGaugeRuleWaitsForItsHoldTimeAndRenotifies) {
       "condition": "value > 90%", "for": "10s", "clear-after": "5s", "renotify": "30s"})");
   ThresholdEngine e(rules, {});
   f.utilisation[{kSwitch, 1}] = 0.95f;
-  std::vector<double> raised_at, renotified_at;
+  std::vector<double> raised_at;
+  std::vector<double> renotified_at;
   for (double t = 0; t <= 45; t += 1) {
     for (const auto& d : step(e, f, t)) {
       ASSERT_EQ(d.event.kind, EventKind::kRaised);
@@ -378,7 +379,8 @@ TEST(ThresholdEngine, AFlappingPortSendsABoundedNumberOfNotifications) {
   ThresholdEngine e(only("port_down"),
                     {.rate_limit = 50, .rate_interval = 10s, .link_hold_down = 60s});
   step(e, f, 0);
-  size_t sent = 0, withheld = 0;
+  size_t sent = 0;
+  size_t withheld = 0;
   std::vector<EventKind> sent_links;
   for (int t = 1; t <= 59; ++t) {  // down, up, down, up ... every second
     f.link(kSwitch, 1).link.state = t % 2 ? 1 : 4;
@@ -407,13 +409,15 @@ TEST(ThresholdEngine, AFabricWideEventIsRateLimitedWithOneSummary) {
   step(e, f, 0);
   for (const auto& port : f.topology->ports)
     f.symbol_errors[port.key] = 7;  // all 5 ports
-  size_t sent = 0, withheld = 0;
+  size_t sent = 0;
+  size_t withheld = 0;
   for (const auto& d : step(e, f, 1))
     (d.notify ? sent : withheld)++;
   EXPECT_EQ(sent, 2u);
   EXPECT_EQ(withheld, 3u);
   EXPECT_EQ(e.active().size(), 5u);  // Prometheus and the log still see every one
-  std::vector<AlertEvent> summaries, retries;
+  std::vector<AlertEvent> summaries;
+  std::vector<AlertEvent> retries;
   for (double t = 2; t <= 11; ++t) {
     for (const auto& d : step(e, f, t)) {
       if (d.event.kind == EventKind::kRateLimited) summaries.push_back(d.event);

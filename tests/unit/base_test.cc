@@ -152,7 +152,8 @@ TEST_F(AtomicFile, AFailureNamesThePathAndLeavesTheOldFile) {
 
 TEST_F(AtomicFile, TwoWritersEachLeaveAWholeFile) {
   const auto path = dir_ / "state.json";
-  const std::string a(100000, 'a'), b(50000, 'b');
+  const std::string a(100000, 'a');
+  const std::string b(50000, 'b');
   std::vector<std::thread> writers;
   for (const std::string* text : {&a, &b}) {
     writers.emplace_back([&, text] {

@@ -125,7 +125,8 @@ TEST(MadCodec, APackedRequestEncodesToTheSameMad) {
     EXPECT_EQ(packed.cookie, 42u);
     EXPECT_EQ(packed.node, r.node);
     EXPECT_EQ(packed.lid, r.lid);
-    uint8_t want[kMadSize], got[kMadSize];
+    uint8_t want[kMadSize];
+    uint8_t got[kMadSize];
     encode_request(want, r, 0x01020304);
     encode_packed(got, packed, tail ? &kept : nullptr, 0x01020304);
     EXPECT_EQ(std::vector<uint8_t>(got, got + kMadSize),

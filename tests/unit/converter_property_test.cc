@@ -23,7 +23,7 @@ struct Event {
 
 // A hardware counter: counts up to all ones and stays there.
 struct Register {
-  unsigned width;
+  unsigned width = 0;
   uint64_t value = 0;
   void count(uint64_t n) { value = std::min(counter_max(width), value + n); }
 };

@@ -354,8 +354,10 @@ TEST(Converter, ExtraCountersFitTheirCompactState) {
 
 // States are kept in topology order: a new topology moves them, and nothing is lost or mixed up.
 TEST(Converter, TopologyChangesKeepEachPortsState) {
-  const PortKey a{0x10, 1}, b{0x10, 2}, c{0x20, 1};
-  const auto topology = [](std::vector<PortKey> keys) {
+  const PortKey a{0x10, 1};
+  const PortKey b{0x10, 2};
+  const PortKey c{0x20, 1};
+  const auto topology = [](const std::vector<PortKey>& keys) {
     auto t = std::make_shared<collector::Topology>();
     for (PortKey k : keys)
       t->ports.emplace_back().key = k;
@@ -419,7 +421,8 @@ TEST(Converter, ApplyBatchEqualsApplyOneByOne) {
     }
   }
   std::shuffle(all.begin(), all.end(), random);
-  Converter one({}), batched({});
+  Converter one({});
+  Converter batched({});
   std::vector<ApplyEvents> events(all.size());
   for (size_t i = 0; i < all.size();) {
     const size_t n = std::min<size_t>(1 + random() % 50, all.size() - i);
@@ -435,7 +438,8 @@ TEST(Converter, ApplyBatchEqualsApplyOneByOne) {
   EXPECT_EQ(one.stats().samples, batched.stats().samples);
   EXPECT_EQ(one.stats().foreign_clears, batched.stats().foreign_clears);
   EXPECT_EQ(one.stats().own_clears, batched.stats().own_clears);
-  const auto x = one.snapshot(t0), y = batched.snapshot(t0);
+  const auto x = one.snapshot(t0);
+  const auto y = batched.snapshot(t0);
   ASSERT_EQ(x->ports.size(), y->ports.size());
   for (size_t i = 0; i < x->ports.size(); ++i) {
     EXPECT_EQ(x->ports[i].key, y->ports[i].key);
@@ -447,8 +451,10 @@ TEST(Converter, ApplyBatchEqualsApplyOneByOne) {
 }
 
 TEST(Converter, VanishedPortsAreNotPresentThenForgottenButKeepTheirIfIndex) {
-  const PortKey a{0x10, 1}, b{0x20, 1}, never_read{0x30, 1};
-  const auto topology = [](std::vector<PortKey> keys) {
+  const PortKey a{0x10, 1};
+  const PortKey b{0x20, 1};
+  const PortKey never_read{0x30, 1};
+  const auto topology = [](const std::vector<PortKey>& keys) {
     auto t = std::make_shared<collector::Topology>();
     for (PortKey k : keys) {
       auto& p = t->ports.emplace_back();
@@ -506,11 +512,14 @@ TEST(Converter, VanishedPortsAreNotPresentThenForgottenButKeepTheirIfIndex) {
 
 TEST(Converter, AShardForgetsOtherShardsPortsAtOnceButReportsItsOwnAsNotPresent) {
   // Shard 1 of 2: two nodes it owns and one it does not.
-  std::vector<uint64_t> mine, theirs;
+  std::vector<uint64_t> mine;
+  std::vector<uint64_t> theirs;
   for (uint64_t g = 0x100; mine.size() < 2 || theirs.empty(); ++g)
     (collector::shard_owners(g, 2).front() == 1 ? mine : theirs).push_back(g);
-  const PortKey own{mine[0], 1}, own_gone{mine[1], 1}, foreign{theirs[0], 1};
-  const auto topology = [](std::vector<PortKey> keys) {
+  const PortKey own{mine[0], 1};
+  const PortKey own_gone{mine[1], 1};
+  const PortKey foreign{theirs[0], 1};
+  const auto topology = [](const std::vector<PortKey>& keys) {
     auto t = std::make_shared<collector::Topology>();
     for (PortKey k : keys) {
       auto& p = t->ports.emplace_back();
@@ -540,7 +549,8 @@ TEST(Converter, APortAShardTakesUpWithoutStateIsOneCountedDiscontinuity) {
   std::vector<uint64_t> mine;
   for (uint64_t g = 0x100; mine.size() < 2; ++g)
     if (collector::shard_owners(g, 2).front() == 1) mine.push_back(g);
-  const PortKey taken_up{mine[0], 1}, restored{mine[1], 1};
+  const PortKey taken_up{mine[0], 1};
+  const PortKey restored{mine[1], 1};
   auto t = std::make_shared<collector::Topology>();
   for (PortKey k : {taken_up, restored}) {
     auto& p = t->ports.emplace_back();

@@ -127,7 +127,8 @@ TEST(Handoff, ExportersReadWholeSnapshotsWhileTheConverterPublishes) {
     }
     finished = true;
   });
-  uint64_t last = 0, loads = 0;
+  uint64_t last = 0;
+  uint64_t loads = 0;
   for (;;) {
     const bool end = finished.load();
     const auto snapshot = store.load();

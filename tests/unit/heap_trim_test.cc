@@ -34,7 +34,8 @@ TEST(HeapTrim, TrimsOnceAPeakFellToAQuarter) {
 
 size_t rss_bytes() {
   std::ifstream status("/proc/self/statm");
-  size_t pages = 0, resident = 0;
+  size_t pages = 0;
+  size_t resident = 0;
   status >> pages >> resident;
   return resident * static_cast<size_t>(sysconf(_SC_PAGESIZE));
 }

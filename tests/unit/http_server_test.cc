@@ -182,7 +182,7 @@ class HttpServerTest : public ::testing::Test {
     before_ = server_->stats();
   }
 
-  uint16_t port() const { return server_->port(); }
+  static uint16_t port() { return server_->port(); }
   uint64_t new_scrapes() const { return server_->stats().scrapes - before_.scrapes; }
   uint64_t new_errors() const { return server_->stats().errors - before_.errors; }
 
@@ -271,7 +271,7 @@ TEST_F(HttpServerTest, UnknownPathAndOtherMethods) {
 }
 
 TEST_F(HttpServerTest, HugeHeadersGetA4xxAndTheServerLives) {
-  std::string huge = "X-Huge: " + std::string(64 * 1024, 'a') + "\r\n";
+  std::string huge = "X-Huge: " + std::string(size_t{64} * 1024, 'a') + "\r\n";
   Response r = get(port(), "/metrics", huge);
   EXPECT_GE(r.status, 400);
   EXPECT_LT(r.status, 500);
@@ -292,6 +292,7 @@ TEST_F(HttpServerTest, ConcurrentScrapesAllGetTheFullBody) {
   constexpr int kEach = 5;
   std::atomic<int> good{0};
   std::vector<std::thread> threads;
+  threads.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kEach; ++i) {

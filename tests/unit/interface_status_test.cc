@@ -57,7 +57,7 @@ TEST(InterfaceStatus, MtuAndPhysAddress) {
   EXPECT_EQ(phys_address_lid(hca, false), 0);
 }
 
-collector::Topology topology(std::vector<std::pair<PortKey, LinkState>> ports) {
+collector::Topology topology(const std::vector<std::pair<PortKey, LinkState>>& ports) {
   collector::Topology t;
   for (const auto& [key, l] : ports) {
     collector::Port p;
@@ -69,7 +69,9 @@ collector::Topology topology(std::vector<std::pair<PortKey, LinkState>> ports) {
 }
 
 TEST(InterfaceStatus, LastChangeAndNotPresentThenExpiry) {
-  const PortKey a{0x10, 1}, b{0x20, 1}, restored{0x30, 1};
+  const PortKey a{0x10, 1};
+  const PortKey b{0x20, 1};
+  const PortKey restored{0x30, 1};
   const Clock::time_point t0 = Clock::time_point{} + 1h;
   InterfaceTable table;
   table.remember(restored);

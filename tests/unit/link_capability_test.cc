@@ -30,7 +30,8 @@ TEST(LinkCapability, FullWidthAndSpeedIsNotDegraded) {
 }
 
 TEST(LinkCapability, FourXRunningAtOneXIsDegradedInWidth) {
-  LinkState port = edr_4x(), peer = edr_4x();
+  LinkState port = edr_4x();
+  LinkState peer = edr_4x();
   peer.width_supported = peer.width_enabled = 1 | 2;
   port.width_active = 1;
   const auto c = link_capability(port, peer);
@@ -52,7 +53,8 @@ TEST(LinkCapability, EdrRunningAtFdrOrQdrIsDegradedInSpeed) {
 }
 
 TEST(LinkCapability, WhatOneEndDisablesIsNotExpected) {
-  LinkState port = edr_4x(), peer = edr_4x();
+  LinkState port = edr_4x();
+  LinkState peer = edr_4x();
   port.speed_ext_active = 1;   // FDR
   peer.speed_ext_enabled = 1;  // the peer enables FDR only
   port.width_active = 2;       // 4X
@@ -76,7 +78,8 @@ TEST(LinkCapability, OnlyActiveLinksAreJudged) {
 
 TEST(LinkCapability, LooksThePeerUpInTheTopology) {
   Topology t;
-  Port a, b;
+  Port a;
+  Port b;
   a.key = {0x10, 1};
   b.key = {0x20, 3};
   a.link = edr_4x();

@@ -60,7 +60,8 @@ TEST(LocalPorts, PortsAreGroupedBySubnetInTheOrderGiven) {
   const std::vector<LocalPortInfo> host = {{{"mlx5_0", 1}, true, true, 0xa1},
                                            {{"mlx5_1", 1}, true, true, 0xb1},
                                            {{"mlx5_1", 2}, true, true, 0xa2}};
-  Topology rail_a, rail_b;
+  Topology rail_a;
+  Topology rail_b;
   Port p;
   p.key = {0x10, 1};
   p.port_guid = 0xa1;

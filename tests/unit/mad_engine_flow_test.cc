@@ -49,7 +49,8 @@ uint64_t cookie_of(const SentMad& s) {
 TEST(MadEngineFlow, NoNodeHasMoreThanItsLimitInFlightAndTheWindowIsNeverExceeded) {
   Rig rig({.window = 8, .per_node = 3, .timeout = kTimeout, .retries = 3});
   std::map<uint16_t, int> in_flight;
-  int total = 0, most_total = 0;
+  int total = 0;
+  int most_total = 0;
   std::map<uint16_t, int> most;
   rig.umad->on_send = [&](const SentMad& s) {
     most[s.to.lid] = std::max(most[s.to.lid], ++in_flight[s.to.lid]);
@@ -120,12 +121,14 @@ TEST(MadEngineFlow, UnderHalfTheAnswersLostAndTheRestReorderedNoValueLandsOnAnot
     rig.umad->answer(s, delay, 0, data);
     if (random() % 8 == 0) rig.umad->answer(s, delay + milliseconds(random() % 50), 0, data);
   };
-  constexpr int kLids = 20, kPorts = 25;
+  constexpr size_t kLids = 20;
+  constexpr size_t kPorts = 25;
   for (uint16_t lid = 1; lid <= kLids; ++lid) {
     for (uint8_t port = 1; port <= kPorts; ++port)
       rig.engine->submit(get(lid, port, uint64_t{lid} << 8 | port));
   }
-  size_t answered = 0, failed = 0;
+  size_t answered = 0;
+  size_t failed = 0;
   drain(*rig.engine, [&](const MadCompletion& c) {
     if (c.failure != MadFailure::kNone) {
       EXPECT_EQ(c.failure, MadFailure::kTimeout);
@@ -138,8 +141,8 @@ TEST(MadEngineFlow, UnderHalfTheAnswersLostAndTheRestReorderedNoValueLandsOnAnot
     const uint32_t tid = testing::be32(c.data.data() + 8);
     EXPECT_EQ(tid, last_tid.at(c.cookie)) << "an earlier attempt's answer";
   });
-  EXPECT_EQ(answered + failed, size_t{kLids * kPorts});
-  EXPECT_GT(answered, size_t{kLids * kPorts} * 9 / 10);
+  EXPECT_EQ(answered + failed, kLids * kPorts);
+  EXPECT_GT(answered, kLids * kPorts * 9 / 10);
   EXPECT_GT(rig.engine->stats().stale_replies, 100u);  // the late answers did arrive
   EXPECT_EQ(rig.engine->stats().answered, answered);
 }

@@ -16,9 +16,7 @@ namespace {
 using converters::Clock;
 using namespace std::chrono_literals;
 
-using converters::testing::kHca;
 using converters::testing::kSwitch;
-using converters::testing::kSwitchDown;
 const Clock::time_point t0 = Clock::time_point{} + 1h;
 const std::string kSwitchContext = "0x0002c90300000abc";
 

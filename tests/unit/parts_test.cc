@@ -7,6 +7,7 @@ namespace {
 
 std::vector<std::string> ids(const Topology& t, const std::vector<size_t>& nodes) {
   std::vector<std::string> out;
+  out.reserve(nodes.size());
   for (size_t n : nodes)
     out.push_back(t.nodes[n].id);
   return out;

@@ -77,7 +77,7 @@ struct GroupHarness {
       return Result<std::unique_ptr<MadEngine>>(std::move(engine));
     };
     backend.discover = [&](const DiscoveryOptions& o) -> Result<Topology> {
-      if (discovery_down.count(o.ca) != 0) return Err("{}: no SMP answered", o.ca);
+      if (discovery_down.contains(o.ca)) return Err("{}: no SMP answered", o.ca);
       return fabric.topology();
     };
     backend.now = [&] {

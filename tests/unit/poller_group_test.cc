@@ -65,7 +65,8 @@ std::chrono::steady_clock::duration longest_gap(const GroupHarness& h, PortKey p
 TEST(PollerGroup, ALocalPortThatGoesDownHandsItsNodesOverAndTakesThemBack) {
   GroupHarness h;
   const LocalPortSplit all_up(2);
-  size_t down_at = 0, up_at = 0;
+  size_t down_at = 0;
+  size_t up_at = 0;
   h.on_sweep = [&](const SweepSummary& s) {
     if (s.number == 3) {  // mlx5_1 unplugged: its MADs and its discovery fail
       h.engines.at("mlx5_1")->set_local_port_down(true);

@@ -174,7 +174,8 @@ TEST(PollerPlan, ClearsGoToTheAttributeThatHoldsTheNarrowCounter) {
   EXPECT_EQ(h.stats.clears_sent, 1u);
   EXPECT_EQ(h.fabric.attempts(kHca1, Attribute::kPortCounters), 0u);
   EXPECT_EQ(h.fabric.attempts(kHca2, Attribute::kPortCounters), 4u) << "3 Gets and the Set";
-  std::vector<uint64_t> narrow, cleared;
+  std::vector<uint64_t> narrow;
+  std::vector<uint64_t> cleared;
   for (const RawSample& s : h.of(kHca2, Attribute::kPortCounters)) {
     narrow.push_back(s.values[0]);
     cleared.push_back(s.cleared);

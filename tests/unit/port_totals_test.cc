@@ -31,6 +31,7 @@ TEST(PortTotals, ReadBackExactlyInlineAndBeyond) {
       for (size_t c = 0; c < t.size(); ++c)
         ASSERT_EQ(p[c], t[c]) << "counter " << c << " of " << nonzero << " non-zero";
       EXPECT_EQ(p.all(), t);
+      // NOLINTNEXTLINE(performance-unnecessary-copy-initialization): the copy is under test
       const PortTotals copy = p;  // snapshots are copied: the shared block goes along
       EXPECT_EQ(copy.all(), t);
     }

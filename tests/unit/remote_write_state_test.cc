@@ -41,9 +41,12 @@ TEST(RemoteWriteChangeFilter, SendsChangesAndNotUnchangedSeries) {
 // Every unchanged series goes out once per resend interval, never more than the interval apart,
 // and the resends of many series spread over it.
 TEST(RemoteWriteChangeFilter, ResendsEachUnchangedSeriesOncePerIntervalSpreadOverIt) {
-  constexpr uint32_t kResend = 60, kSeries = 6000, kSeconds = 600;
+  constexpr uint32_t kResend = 60;
+  constexpr uint32_t kSeries = 6000;
+  constexpr uint32_t kSeconds = 600;
   ChangeFilter f(true, kResend);
-  std::vector<uint32_t> last_sent(kSeries, 0), sends(kSeries, 0);
+  std::vector<uint32_t> last_sent(kSeries, 0);
+  std::vector<uint32_t> sends(kSeries, 0);
   size_t busiest = 0;
   for (uint32_t t = 0; t < kSeconds; ++t) {
     f.begin(t);
@@ -78,7 +81,8 @@ TEST(RemoteWriteChangeFilter, ResendsEachUnchangedSeriesOncePerIntervalSpreadOve
 // The writer puts a series on shard queue (key >> 32) % concurrency: the resends of one
 // snapshot (one phase) must not all land on one of them.
 TEST(RemoteWriteChangeFilter, OneSnapshotsResendsSpreadOverTheShardQueues) {
-  constexpr uint64_t kSeries = 6000, kShards = 4;
+  constexpr uint64_t kSeries = 6000;
+  constexpr uint64_t kShards = 4;
   ChangeFilter f(true, 60);
   f.begin(0);
   for (uint64_t k = 1; k <= kSeries; ++k)
@@ -196,11 +200,12 @@ TEST(RemoteWriteChangeFilter, FindsTheSeriesThatLeftAndKeepsTheRest) {
   Listing third = listing({"x_total", "z_total"}, 22'000, third_has);
   gone.clear();
   const auto sent = offer_all(f, 2, third, second, &gone);
-  std::set<uint64_t> second_keys, expected_sent;
+  std::set<uint64_t> second_keys;
+  std::set<uint64_t> expected_sent;
   for (const auto& [family, key] : second)
     second_keys.insert(key);
   for (const auto& [family, key] : third) {
-    if (second_keys.count(key) == 0) expected_sent.insert(key);
+    if (!second_keys.contains(key)) expected_sent.insert(key);
   }
   EXPECT_EQ(sent, expected_sent);
   expected = second_keys;
@@ -232,7 +237,8 @@ TEST(RemoteWriteChangeFilter, TheLastSeriesOfAFamilyLeaving) {
 // position, also when the family is rebuilt. (One of them leaving while the other moves can
 // swap them: 2^-32 per series that leaves.)
 TEST(RemoteWriteChangeFilter, SeriesSharingTheirCheckBitsAreToldApartByPosition) {
-  const uint64_t a = 0x1111'0000'0000'0042ULL, b = 0x2222'0000'0000'0042ULL;
+  const uint64_t a = 0x1111'0000'0000'0042ULL;
+  const uint64_t b = 0x2222'0000'0000'0042ULL;
   const uint64_t c = 0x3333'0000'0000'0099ULL;
   ChangeFilter f(true, UINT32_MAX);  // no resend within the test
   f.begin(0);

@@ -19,7 +19,6 @@ using namespace std::chrono_literals;
 
 using converters::testing::kHca;
 using converters::testing::kSwitch;
-using converters::testing::kSwitchDown;
 const Clock::time_point t0 = Clock::time_point{} + 1h;
 
 std::shared_ptr<collector::Topology> fabric() {
@@ -163,8 +162,10 @@ TEST(Renderer, StreamedInChunksItIsTheSameText) {
   const auto snap = c.snapshot(t0);
   std::string whole;
   FabricRenderer().render(*snap, whole);
-  std::string joined, scratch;
-  size_t chunks = 0, largest = 0;
+  std::string joined;
+  std::string scratch;
+  size_t chunks = 0;
+  size_t largest = 0;
   FabricRenderer().render(
       *snap, scratch,
       [&](std::string_view chunk) {

@@ -72,7 +72,7 @@ class ScriptedUmad final : public UmadPort {
 
   uint8_t* send_buffer() override { return next_.data(); }
   int send(int agent, const UmadAddress& to, std::chrono::milliseconds timeout) override {
-    if (fail_sends || agents_.count(agent) == 0) return -1;
+    if (fail_sends || !agents_.contains(agent)) return -1;
     SentMad sent{agent, to, timeout, now_, next_};
     sent_.push_back(sent);
     if (on_send) on_send(sent);

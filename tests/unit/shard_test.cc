@@ -26,7 +26,8 @@ TEST(Shard, ThreeToFourMovesAQuarterAndNothingBetweenOldShards) {
   const auto guids = random_guids(10000);
   size_t moved = 0;
   for (uint64_t g : guids) {
-    const unsigned before = owner(g, 3), after = owner(g, 4);
+    const unsigned before = owner(g, 3);
+    const unsigned after = owner(g, 4);
     if (before == after) continue;
     ++moved;
     EXPECT_EQ(after, 4u) << "node 0x" << std::hex << g << " moved from shard " << before
@@ -103,7 +104,8 @@ TEST(Shard, KeepShardPortsKeepsOwnPortsAndLinkedPeers) {
   }
   // A chain: node g port 1 <-> node g+1 port 2.
   for (uint64_t g = 1; g <= 40; ++g) {
-    Port p1, p2;
+    Port p1;
+    Port p2;
     p1.key = {g, 1};
     p2.key = {g, 2};
     if (g < 40) p1.remote = PortKey{g + 1, 2};

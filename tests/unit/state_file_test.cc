@@ -160,7 +160,8 @@ TEST(StateFile, PortsGoneFromDiscoveryKeepTheirNumbers) {
 
 TEST(StateFile, RestoringDropsDuplicateAndOutOfRangeNumbers) {
   IfIndexTable table;
-  const PortKey kC{0x0002c90300000003ull, 1}, kD{0x0002c90300000004ull, 1};
+  const PortKey kC{0x0002c90300000003ull, 1};
+  const PortKey kD{0x0002c90300000004ull, 1};
   const size_t dropped = table.restore({{kA, 5}, {kB, 5}, {kC, 0}, {kD, 0x80000000u}});
   EXPECT_EQ(dropped, 3u);
   EXPECT_EQ(table.find(kA) + table.find(kB), 5u);  // exactly one of them has 5

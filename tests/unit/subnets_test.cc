@@ -232,7 +232,8 @@ TEST(SubnetSet, APortInTwoSubnetsIsLoggedCountedAndNotMerged) {
 // A port GUID both rails report under different keys is logged and counted too; both ports
 // stay (they are different keys), neither is dropped.
 TEST(SubnetSet, APortGuidInTwoSubnetsIsLoggedAndCounted) {
-  SubnetPart a, b;
+  SubnetPart a;
+  SubnetPart b;
   Port p;
   p.key = {0x10, 1};
   p.port_guid = 0x77;
@@ -272,10 +273,12 @@ TEST(SubnetSet, TheFirstSubnetsPrefixNamesTheWhole) {
 thread_local testing::VirtualClock* t_rail_clock = nullptr;
 
 TEST(SubnetSet, RunsEachSubnetOnItsOwnThread) {
-  testing::FakeFabric rail_a, rail_b;
+  testing::FakeFabric rail_a;
+  testing::FakeFabric rail_b;
   RailsHarness::build(rail_a, 0xA00, 1);
   RailsHarness::build(rail_b, 0xB00, 2);
-  testing::VirtualClock clock_a, clock_b;
+  testing::VirtualClock clock_a;
+  testing::VirtualClock clock_b;
   PollerOptions options;
   options.intervals = Intervals{1s, 10s, 60s, 0ms};
   PollerBackend backend;
@@ -303,14 +306,16 @@ TEST(SubnetSet, RunsEachSubnetOnItsOwnThread) {
     std::lock_guard lock(mutex);
     discovered.push_back(t);
   };
-  SampleRing ring_a(1 << 16), ring_b(1 << 16);
+  SampleRing ring_a(1 << 16);
+  SampleRing ring_b(1 << 16);
   SubnetSet set(options, {{{"mlx5_0", 1}}, {{"mlx5_1", 1}}}, {{0, "mlx5_0:1"}, {0, "mlx5_1:1"}},
                 {&ring_a, &ring_b}, events, {}, std::move(backend));
   ASSERT_TRUE(set.run(stop).ok());
   EXPECT_GE(rounds.load(), 5u);
   ASSERT_FALSE(discovered.empty());
   EXPECT_EQ(discovered.back().ports.size(), 14u);
-  std::set<PortKey> from_a, from_b;
+  std::set<PortKey> from_a;
+  std::set<PortKey> from_b;
   RawSample s;
   while (ring_a.pop(s)) {
     EXPECT_EQ(s.subnet, 0u);
@@ -322,7 +327,7 @@ TEST(SubnetSet, RunsEachSubnetOnItsOwnThread) {
   }
   EXPECT_EQ(from_a.size(), 7u);  // every port of rail A, idle switch port 4 too
   EXPECT_EQ(from_b.size(), 7u);
-  EXPECT_TRUE(from_a.count({kMultiRail, 1}) && from_b.count({kMultiRail, 2}));
+  EXPECT_TRUE(from_a.contains({kMultiRail, 1}) && from_b.contains({kMultiRail, 2}));
   EXPECT_EQ(set.stats().subnets.size(), 2u);
 }
 

@@ -52,7 +52,8 @@ std::optional<ResolvedCounter> resolve_counter(std::string_view raw) {
 }
 
 std::optional<double> gauge_value(const CounterSource& s, const converters::PortSnapshot& p) {
-  const bool out = p.has(schema::CounterId::kXmitData), in = p.has(schema::CounterId::kRcvData);
+  const bool out = p.has(schema::CounterId::kXmitData);
+  const bool in = p.has(schema::CounterId::kRcvData);
   switch (s.index) {
     case 1:
       return out ? std::optional<double>(p.utilisation_out) : std::nullopt;

@@ -23,7 +23,7 @@ struct ResolvedCounter {
 // field name (`SymbolErrorCounter`), the IF-MIB values (`if_in_octets` or `ifInOctets`) and the
 // utilisation gauges (`utilisation`: the larger direction, `xmit_utilization`,
 // `rcv_utilization`).
-std::optional<ResolvedCounter> resolve_counter(std::string_view name);
+std::optional<ResolvedCounter> resolve_counter(std::string_view raw);
 
 // True for the gauges: a rule compares their value, not a delta.
 inline bool is_gauge(const CounterSource& s) {
@@ -40,7 +40,8 @@ std::optional<uint64_t> counter_value(const CounterSource& s, const converters::
 // on 70,000 ports waiting for them was most of the alert thread's time.
 [[gnu::always_inline]] inline void prefetch_extra(std::span<const converters::PortSnapshot> ports,
                                                   size_t i) {
-  constexpr size_t kFar = 16, kNear = 8;
+  constexpr size_t kFar = 16;
+  constexpr size_t kNear = 8;
   if (i + kFar < ports.size()) {
     if (const auto* e = ports[i + kFar].extra.get()) __builtin_prefetch(e);
   }

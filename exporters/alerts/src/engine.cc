@@ -110,7 +110,8 @@ void ThresholdEngine::Impl::follow_links(Step& step) {
       h.seen = true;
       continue;
     }
-    const bool was_up = before == OperStatus::kUp, is_up = p.oper_status == OperStatus::kUp;
+    const bool was_up = before == OperStatus::kUp;
+    const bool is_up = p.oper_status == OperStatus::kUp;
     if (was_up == is_up || p.if_index == 0) continue;
     AlertEvent e =
         port_event(is_up ? EventKind::kLinkUp : EventKind::kLinkDown, p, nodes[i], step.wall);

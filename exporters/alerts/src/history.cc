@@ -31,7 +31,8 @@ void CounterHistory::begin(const converters::FabricSnapshot& s, const PortLayout
 void CounterHistory::gather(const converters::FabricSnapshot& s, size_t b) {
   Block block;
   block.fill(kAbsent);
-  const size_t first = b * kBlock, last = std::min(s.ports.size(), first + kBlock);
+  const size_t first = b * kBlock;
+  const size_t last = std::min(s.ports.size(), first + kBlock);
   for (size_t i = first; i < last; ++i) {
     if (source_.kind == CounterSource::Kind::kFamily) prefetch_extra(s.ports, i);
     if (const auto v = counter_value(source_, s.ports[i])) block[i - first] = *v;

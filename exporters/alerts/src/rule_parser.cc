@@ -107,7 +107,8 @@ Result<std::vector<std::pair<unsigned, unsigned>>> parse_ports(const json& v) {
   }
   std::vector<std::pair<unsigned, unsigned>> out;
   for (const std::string& item : items) {
-    unsigned lo = 0, hi = 0;
+    unsigned lo = 0;
+    unsigned hi = 0;
     const auto dash = item.find('-');
     const std::string first = item.substr(0, dash);
     const std::string last = dash == std::string::npos ? first : item.substr(dash + 1);
@@ -166,7 +167,8 @@ Status parse_scope(const json& s, Scope& scope) {
 }
 
 Status parse_source(const json& j, Rule& r) {
-  const bool has_counter = j.contains("counter"), has_state = j.contains("state");
+  const bool has_counter = j.contains("counter");
+  const bool has_state = j.contains("state");
   if (has_counter == has_state) return Err("give either counter or state");
   if (has_state) {
     const std::string state = text_of(j["state"]);
@@ -208,7 +210,7 @@ const std::set<std::string>& rule_keys() {
 // Fills `r` from `j` (defaults already in place when it replaces a default rule).
 Status parse_rule_fields(const json& j, Rule& r) {
   for (const auto& [key, value] : j.items()) {
-    if (!key.starts_with('@') && !rule_keys().count(key)) {
+    if (!key.starts_with('@') && !rule_keys().contains(key)) {
       return Err(
           "unknown key '{}' (name, counter or state, condition, window, for, clear-after, "
           "renotify, severity, enabled, scope)",
@@ -326,7 +328,7 @@ ParsedRules parse_rules(const std::vector<RuleText>& texts, bool with_defaults) 
 
 bool Scope::matches(const collector::Node& node, uint8_t port) const {
   if (node_kind && node.kind != *node_kind) return false;
-  if (!node_guids.empty() && !node_guids.count(node.guid)) return false;
+  if (!node_guids.empty() && !node_guids.contains(node.guid)) return false;
   if (name && !std::regex_search(node.name, *name) && !std::regex_search(node.description, *name)) {
     return false;
   }

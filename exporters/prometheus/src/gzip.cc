@@ -111,7 +111,7 @@ Status GzipStream::deflate_into(std::string_view in, int flush, std::string& out
     const int mode = remaining == 0 ? flush : Z_NO_FLUSH;
     do {
       const size_t used = out.size();
-      const size_t room = std::max<size_t>(part / 4, 16 * 1024);
+      const size_t room = std::max<size_t>(part / 4, size_t{16} * 1024);
       out.resize(used + room);
       stream.next_out = reinterpret_cast<Bytef*>(out.data() + used);
       stream.avail_out = static_cast<uInt>(room);

@@ -64,8 +64,8 @@ struct MetricsServer::Impl {
     return mg_write(conn, body.data(), body.size()) == static_cast<int>(body.size());
   }
 
-  int error_response(mg_connection* conn, int status, std::string_view reason,
-                     std::string_view extra_headers, bool head) {
+  static int error_response(mg_connection* conn, int status, std::string_view reason,
+                            std::string_view extra_headers, bool head) {
     std::string headers =
         fmt::format("Content-Type: text/plain; charset=utf-8\r\n{}", extra_headers);
     std::string body = fmt::format("{} {}\n", status, reason);
@@ -134,13 +134,13 @@ struct MetricsServer::Impl {
     std::string_view path = request->local_uri != nullptr ? request->local_uri : "";
     bool head = method == "HEAD";
     if (!head && method != "GET") {
-      return self->error_response(conn, 405, "Method Not Allowed", "Allow: GET, HEAD\r\n", false);
+      return error_response(conn, 405, "Method Not Allowed", "Allow: GET, HEAD\r\n", false);
     }
     if (path == "/metrics") return self->serve_metrics(conn, head, self->metrics, true);
     if (path == "/metrics/self" && self->self_metrics)
       return self->serve_metrics(conn, head, self->self_metrics, false);
     if (path == "/") return self->serve_landing(conn, head);
-    return self->error_response(conn, 404, "Not Found", "", head);
+    return error_response(conn, 404, "Not Found", "", head);
   }
 };
 

@@ -19,7 +19,8 @@ Result<std::string> civetweb_listen_spec(const HttpOptions& options) {
   if (colon == std::string::npos) return Err("bad listen address '{}': want [host]:port", address);
   std::string_view host = std::string_view(address).substr(0, colon);
   std::string_view port = std::string_view(address).substr(colon + 1);
-  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != port.npos ||
+  if (port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string_view::npos ||
       std::stoul(std::string(port)) > 65535) {
     return Err("bad listen address '{}': port must be 0 to 65535", address);
   }
@@ -35,8 +36,8 @@ Result<std::string> civetweb_listen_spec(const HttpOptions& options) {
 }
 
 Error civetweb_start_error(const HttpOptions& options, std::string_view reason) {
-  if (reason.find("in use") != reason.npos) reason = "address in use";
-  if (!options.tls_certificate.empty() && reason.find("load_tls_dll") != reason.npos) {
+  if (reason.find("in use") != std::string_view::npos) reason = "address in use";
+  if (!options.tls_certificate.empty() && reason.find("load_tls_dll") != std::string_view::npos) {
     // Debian 12's civetweb 1.15 dlopens libssl.so and looks up OpenSSL 1.1 names that
     // OpenSSL 3 no longer exports (SSL_get_peer_certificate).
     return Err(

@@ -1,5 +1,6 @@
 #include "ibpulse/exporters/prometheus/metric_name.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace ibpulse::exporters::prometheus {
@@ -25,10 +26,9 @@ std::string_view strip(std::string_view s, std::string_view prefix, std::string_
 
 bool is_valid_metric_name(std::string_view name) {
   if (name.empty() || !is_name_start(name.front())) return false;
-  for (char c : name) {
-    if (!is_name_start(c) && std::isdigit(static_cast<unsigned char>(c)) == 0) return false;
-  }
-  return true;
+  return std::ranges::all_of(name, [](char c) {
+    return is_name_start(c) || std::isdigit(static_cast<unsigned char>(c)) != 0;
+  });
 }
 
 std::string snake_case_field(std::string_view iba_field) {

@@ -79,7 +79,7 @@ inline void header(std::string& out, std::string_view name, std::string_view hel
 
 inline void append_integer(std::string& out, uint64_t v) {
   char buf[24];
-  const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
+  char* const end = std::to_chars(buf, buf + sizeof buf, v).ptr;
   // (Pointer and length, not the iterator pair: once inlined with a constant value, g++ 12
   // warns falsely on that, -Wrestrict.)
   out.append(buf, static_cast<size_t>(end - buf));

@@ -317,7 +317,7 @@ void SelfMetrics::update(const DaemonStatus& status) {
     now.emplace(std::move(labels), g);
   }
   for (const auto& [labels, series] : impl_->active_series) {
-    if (!now.count(labels)) impl_->active_alerts->Remove(series);
+    if (!now.contains(labels)) impl_->active_alerts->Remove(series);
   }
   impl_->active_series = std::move(now);
   for (const auto& rw : status.remote_write) {  // Add() returns the existing series

@@ -10,7 +10,7 @@ namespace {
 
 // Small pieces are gathered to this size before they go out as a chunk; a piece at least this
 // large goes out as it is (the renderer's pieces are ~1 MB: copying them would cost time).
-constexpr size_t kChunkBytes = 64 * 1024;
+constexpr size_t kChunkBytes = size_t{64} * 1024;
 
 std::string& thread_pending() {
   thread_local std::string pending;
@@ -68,7 +68,7 @@ void StreamedResponse::send_chunk(std::string_view data) {
   send_head();
   if (chunked_) {
     std::array<char, 24> size_line{};
-    auto end = fmt::format_to(size_line.data(), "{:x}\r\n", data.size());
+    char* end = fmt::format_to(size_line.data(), "{:x}\r\n", data.size());
     send(std::string_view(size_line.data(), static_cast<size_t>(end - size_line.data())));
   }
   send(data);

@@ -157,6 +157,7 @@ void ChangeFilter::unsent() {
   if (last_ != nullptr) *last_ = 0;
 }
 
+// NOLINTNEXTLINE(readability-make-member-function-const): `f` is one of families_, changed here
 void ChangeFilter::close(const std::string& name, Family& f, GoneSeries& gone) {
   std::vector<uint32_t> left;
   if (f.seen != generation_) {

@@ -40,7 +40,8 @@ std::string with_instance(std::string_view text, std::string_view instance) {
     const size_t end = text.find('\n');
     const std::string_view line = text.substr(0, end);
     text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
-    const size_t brace = line.find('{'), space = line.find(' ');
+    const size_t brace = line.find('{');
+    const size_t space = line.find(' ');
     if (line.empty() || line.front() == '#' || space == std::string_view::npos) {
       out.append(line);
     } else if (brace != std::string_view::npos && brace < space) {
@@ -202,7 +203,8 @@ void RemoteWriter::stop() {
 void RemoteWriter::write(std::shared_ptr<const converters::FabricSnapshot> snapshot,
                          std::chrono::milliseconds offset) {
   // The queues' low point: what the senders left of the snapshots before.
-  const size_t peak = reader_->trim.peak(), left = queued_bytes();
+  const size_t peak = reader_->trim.peak();
+  const size_t left = queued_bytes();
   if (reader_->trim.note(left))
     spdlog::debug("event=remote_write_heap_trim queue_peak_bytes={} queue_bytes={}", peak, left);
   // Numbered snapshots (the daemon's) tell how many were published while the last was written.
@@ -259,6 +261,7 @@ size_t RemoteWriter::queued_bytes() const {
 void RemoteWriter::stale_markers(const std::vector<GoneSeries>& gone, int64_t publish_ms) {
   if (!previous_) return;
   std::vector<GoneSeries::Walk> walks;
+  walks.reserve(gone.size());
   for (const auto& g : gone)
     walks.emplace_back(g);
   reader_->samples.read(*previous_, 0ms, reader_->scratch,

@@ -66,7 +66,8 @@ std::vector<std::string> access_lines(const AgentOptions& options) {
   std::vector<std::string> lines = {"view ibpulseAll included .1"};
   if (!options.communities.empty()) {
     for (const std::string& source : options.sources) {
-      in_addr network{}, mask{};
+      in_addr network{};
+      in_addr mask{};
       for (const std::string& community : options.communities) {
         if (parse_source(source, network, mask))  // IPv4 requests
           lines.push_back(fmt::format("com2sec {} {} {}", kCommunitySecName, source, community));
@@ -95,7 +96,8 @@ void ContextCommunities::set(const std::vector<std::string>& contexts) {
   clear();
   set_ipv6(contexts);
   for (const std::string& source : options_.sources) {
-    in_addr network{}, mask{};
+    in_addr network{};
+    in_addr mask{};
     if (!parse_source(source, network, mask)) continue;  // an IPv6 source: set_ipv6()
     for (const std::string& community : options_.communities) {
       for (const std::string& context : contexts) {
@@ -132,7 +134,8 @@ void ContextCommunities::set_ipv6(const std::vector<std::string>& contexts) {
 }
 
 bool valid_source(const std::string& source) {
-  in_addr network{}, mask{};
+  in_addr network{};
+  in_addr mask{};
   return parse_source(source, network, mask) || ipv6_source(source);
 }
 

@@ -117,6 +117,7 @@ struct SnmpAgent::Impl {
   }
 
   // Agent thread: every queued event to every sink, then whatever waits for its turn.
+  // NOLINTNEXTLINE(readability-make-member-function-const): drains the queue and notifier it owns
   void deliver() {
     for (const alerts::AlertEvent& event : events->take_all()) {
       const auto ticks =
@@ -153,12 +154,12 @@ struct SnmpAgent::Impl {
     return Ok{};
   }
 
-  void remove_temporary_state_dir() {
+  void remove_temporary_state_dir() const {
     std::error_code ignored;
     if (!temporary_dir.empty()) std::filesystem::remove_all(temporary_dir, ignored);
   }
 
-  static int log_callback(int, int, void* server_arg, void*) {
+  static int log_callback(int /*major*/, int /*minor*/, void* server_arg, void* /*client_arg*/) {
     Impl* self = g_logging_agent.load();
     if (self == nullptr) return 0;
     const auto* message = static_cast<const snmp_log_message*>(server_arg);
@@ -271,7 +272,7 @@ struct SnmpAgent::Impl {
     return Ok{};
   }
 
-  uint16_t bound_port() const {
+  static uint16_t bound_port() {
     if (main_session == nullptr) return 0;
     netsnmp_transport* t = snmp_sess_transport(snmp_sess_pointer(main_session));
     if (t == nullptr) return 0;
@@ -320,7 +321,7 @@ struct SnmpAgent::Impl {
                                                  options.node_contexts, link_traps_on());
     views.fetch_add(1, std::memory_order_relaxed);
     if (options.node_contexts) sync_node_contexts();
-    if (registered.count(state.fabric_context) == 0) {
+    if (!registered.contains(state.fabric_context)) {
       bool ok = register_context(state.fabric_context);
       if (ok && options.status) {
         netsnmp_handler_registration* reg = register_status(state, state.fabric_context);
@@ -341,7 +342,7 @@ struct SnmpAgent::Impl {
   // (strcmp) several times per varbind: behind 2,000 node contexts the fabric's walk ran 3x
   // slower (measured). Its entry trades places with the head's; nothing holds the entries
   // themselves, only the subtrees they point to.
-  void fabric_context_first() {
+  void fabric_context_first() const {
     subtree_context_cache* head = get_top_context_cache();
     for (subtree_context_cache* c = head; c != nullptr; c = c->next) {
       if (c->context_name == nullptr || state.fabric_context != c->context_name) continue;
@@ -359,7 +360,8 @@ struct SnmpAgent::Impl {
     for (const auto& [name, regs] : registered)
       if (name != state.fabric_context) current.push_back(name);
     if (current == wanted) return;  // both sorted
-    std::vector<std::string> gone, added;
+    std::vector<std::string> gone;
+    std::vector<std::string> added;
     std::set_difference(current.begin(), current.end(), wanted.begin(), wanted.end(),
                         std::back_inserter(gone));
     std::set_difference(wanted.begin(), wanted.end(), current.begin(), current.end(),
@@ -379,7 +381,8 @@ struct SnmpAgent::Impl {
       const SnmpAgent::NotificationStats sent = totals();
       state.alerts = {state.status.active_alerts, sent.sent, sent.dropped,
                       state.status.notifications_suppressed};
-      int fds = 0, block = 0;
+      int fds = 0;
+      int block = 0;
       fd_set readable;
       FD_ZERO(&readable);
       timeval timeout{0, 100'000};  // wake at least every 100 ms for new snapshots and stop

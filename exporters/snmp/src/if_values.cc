@@ -73,7 +73,7 @@ uint64_t link_bits_per_second(const Row& row) {
 
 }  // namespace
 
-bool system_value(const Reader& r, size_t, uint32_t column, VarBind& out) {
+bool system_value(const Reader& r, size_t /*row*/, uint32_t column, VarBind& out) {
   switch (column) {
     case 1:
       return set_text(out, r.system.descr);
@@ -100,7 +100,7 @@ bool system_value(const Reader& r, size_t, uint32_t column, VarBind& out) {
   return false;
 }
 
-bool interfaces_value(const Reader& r, size_t, uint32_t, VarBind& out) {
+bool interfaces_value(const Reader& r, size_t /*row*/, uint32_t /*column*/, VarBind& out) {
   return set(out, VarType::kInteger, r.context.rows.size());  // ifNumber
 }
 

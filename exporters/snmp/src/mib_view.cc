@@ -137,7 +137,8 @@ bool next_in_object(const Object& object, const mib::Reader& r, std::span<const 
       search_rows = false;
       // Rows after the request's index: binary search over the sorted rows.
       const auto after = rel.subspan(1);
-      size_t lo = 0, hi = rows;
+      size_t lo = 0;
+      size_t hi = rows;
       while (lo < hi) {
         const size_t mid = lo + (hi - lo) / 2;
         const auto index = row_index(object.rows, r.context, mid);

@@ -49,8 +49,8 @@ struct Notifier::Sink {
   // One per request handed to net-snmp (its callback's `magic`), which calls back exactly once
   // with the outcome: answered, or timed out (also when the session closes).
   struct Request {
-    Sink* sink;
-    bool probe;
+    Sink* sink = nullptr;
+    bool probe = false;
     Item item;
   };
 
@@ -113,7 +113,8 @@ struct Notifier::Sink {
     say(5, fmt::format("notification sink {}: answers again", name()));
   }
 
-  static int on_response(int op, netsnmp_session* session, int, netsnmp_pdu* pdu, void* magic) {
+  static int on_response(int op, netsnmp_session* session, int /*reqid*/, netsnmp_pdu* pdu,
+                         void* magic) {
     // net-snmp also calls with NETSNMP_CALLBACK_OP_RESEND (a retransmission) and _SEC_ERROR
     // (a response that failed its checks): the request stays outstanding.
     if (op != NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE && op != NETSNMP_CALLBACK_OP_TIMED_OUT) return 0;
@@ -235,7 +236,8 @@ struct Notifier::Sink {
       in.securityNameLen = u.name.size();
       in.securityLevel = SNMP_SEC_LEVEL_AUTHPRIV;
       in.securityModel = SNMP_SEC_MODEL_USM;
-      size_t auth_len = 0, priv_len = 0;
+      size_t auth_len = 0;
+      size_t priv_len = 0;
       oid* auth = sc_get_auth_oid(usm_lookup_auth_type(u.auth_protocol.c_str()), &auth_len);
       oid* priv = sc_get_priv_oid(usm_lookup_priv_type(u.priv_protocol.c_str()), &priv_len);
       if (auth == nullptr || priv == nullptr)
@@ -268,7 +270,8 @@ struct Notifier::Sink {
     }
     session = snmp_open(&in);
     if (session == nullptr) {
-      int sys_errno = 0, snmp_errno = 0;
+      int sys_errno = 0;
+      int snmp_errno = 0;
       char* text = nullptr;
       snmp_error(&in, &sys_errno, &snmp_errno, &text);
       const std::string why = text != nullptr ? text : "unknown error";

@@ -54,7 +54,7 @@ int handle(netsnmp_mib_handler* handler, netsnmp_handler_registration* reg,
 
 // A group of scalars: `next` is status_next() or alerts_next() over the state's values.
 template <bool (*Next)(const HandlerState&, std::span<const uint32_t>, bool, VarBind&)>
-int handle_scalars(netsnmp_mib_handler* handler, netsnmp_handler_registration*,
+int handle_scalars(netsnmp_mib_handler* handler, netsnmp_handler_registration* /*reginfo*/,
                    netsnmp_agent_request_info* info, netsnmp_request_info* requests) {
   auto& state = *static_cast<HandlerState*>(handler->myvoid);
   for (netsnmp_request_info* r = requests; r != nullptr; r = r->next) {

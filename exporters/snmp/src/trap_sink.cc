@@ -47,7 +47,8 @@ Result<TrapSink> parse_trap_sink(std::string_view json_text) {
   const Json j = Json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return Err("trap sink: want a map of address, type, community, user, ...");
   TrapSink sink;
-  bool v3_keys = false, community_key = false;
+  bool v3_keys = false;
+  bool community_key = false;
   for (const auto& [key, value] : j.items()) {
     if (key.starts_with('@')) continue;  // the config's own annotations ("@line")
     if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {

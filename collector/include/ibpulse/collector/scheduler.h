@@ -38,7 +38,7 @@ class Scheduler {
   // is the port's index in the topology of the last update().
   struct Item {
     PortKey port;
-    Group group;
+    Group group = Group::kCounters;
     uint32_t slot = 0;
     uint32_t port_index = 0;
     uint32_t generation = 0;

@@ -58,7 +58,7 @@ class SubnetSet {
   // `subnets`: each subnet's local ports, in order (one subnet with no port: options.discovery's
   // CA and port, a plain Poller). `names[i]`: subnet i's name (its first local port). `rings`:
   // one per local port, in the same order over all subnets; `clears` likewise, or none.
-  SubnetSet(PollerOptions options, std::vector<std::vector<LocalPort>> subnets,
+  SubnetSet(const PollerOptions& options, std::vector<std::vector<LocalPort>> subnets,
             std::vector<Topology::Subnet> names, std::vector<SampleRing*> rings,
             PollerEvents events, std::vector<ClearRing*> clears = {}, PollerBackend backend = {});
   ~SubnetSet();

@@ -21,6 +21,7 @@ std::string_view to_string(NodeKind kind);
 struct PortKey {
   uint64_t node_guid = 0;
   uint8_t port = 0;
+  // NOLINTNEXTLINE(modernize-use-nullptr): false positive on a defaulted <=> (llvm issue 53961)
   friend auto operator<=>(const PortKey&, const PortKey&) = default;
 };
 

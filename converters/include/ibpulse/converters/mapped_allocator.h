@@ -30,7 +30,7 @@ struct MappedAllocator {
   using value_type = T;
   MappedAllocator() = default;
   template <typename U>
-  MappedAllocator(const MappedAllocator<U>&) {}  // NOLINT(google-explicit-constructor)
+  MappedAllocator(const MappedAllocator<U>& /*other*/) {}  // NOLINT(google-explicit-constructor)
   T* allocate(size_t n) {
     const size_t bytes = n * sizeof(T);
     return static_cast<T*>(bytes < detail::kMapFrom ? ::operator new(bytes, detail::kSmallAlignment)
@@ -44,7 +44,7 @@ struct MappedAllocator {
       detail::unmap_block(p, bytes);
     }
   }
-  friend bool operator==(MappedAllocator, MappedAllocator) { return true; }
+  friend bool operator==(MappedAllocator /*a*/, MappedAllocator /*b*/) { return true; }
 };
 
 }  // namespace ibpulse::converters

@@ -66,7 +66,7 @@ Result<TrafficReport> run_traffic(const FabricState& fabric, const TrafficOption
 
 // Adds `by` to one counter of one port (read, then PerformanceSet current + by); returns the
 // value ibsim reports it set (clamped at the field's width, as hardware latches).
-Result<uint64_t> bump_counter(const FabricState& fabric, const PortSpec& port,
+Result<uint64_t> bump_counter(const FabricState& fabric, const PortSpec& spec,
                               std::string_view attribute, std::string_view field, uint64_t by);
 
 }  // namespace ibpulse::sim

@@ -66,9 +66,9 @@ class FakeFabric {
   FakeNode& node(uint64_t guid) { return nodes_.at(guid).behaviour; }
 
   // The true value of a counter (schema::counter_table() index; core ones by CounterId).
-  void set(PortKey port, schema::CounterId id, uint64_t value);
-  void add(PortKey port, schema::CounterId id, uint64_t delta);
-  uint64_t get(PortKey port, schema::CounterId id) const;
+  void set(PortKey key, schema::CounterId id, uint64_t value);
+  void add(PortKey key, schema::CounterId id, uint64_t delta);
+  uint64_t get(PortKey key, schema::CounterId id) const;
 
   // What discovery would report: linked ports Active 4X EDR, the others Down.
   Topology topology() const;
@@ -105,8 +105,8 @@ class FakeFabric {
   void add_node(uint64_t guid, NodeKind kind, uint16_t lid, uint8_t ports);
   ModelPort& port(PortKey key);
   const ModelPort& port(PortKey key) const;
-  uint16_t counters(ModelNode& node, const MadRequest& request,
-                    std::array<uint8_t, kMadDataSize>& data);
+  static uint16_t counters(ModelNode& node, const MadRequest& request,
+                           std::array<uint8_t, kMadDataSize>& data);
 
   std::map<uint64_t, ModelNode> nodes_;
   std::map<uint16_t, uint64_t> lids_;

@@ -74,8 +74,8 @@ class FakeMadEngine final : public MadEngine {
   enum class EventKind : uint8_t { kArrival, kDeadline };  // arrivals first at equal times
   struct Event {
     Clock::time_point at;
-    EventKind kind;
-    uint64_t attempt;
+    EventKind kind = EventKind::kArrival;
+    uint64_t attempt = 0;
     bool operator>(const Event& o) const {
       return std::tie(at, kind, attempt) > std::tie(o.at, o.kind, o.attempt);
     }

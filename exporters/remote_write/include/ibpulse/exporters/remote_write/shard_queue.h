@@ -61,7 +61,7 @@ class ShardQueue {
  private:
   struct Waiting {
     Request request;
-    int64_t snapshot_ms;
+    int64_t snapshot_ms = 0;
   };
   void close_open();  // producer: compresses the open request into ready_
 
