@@ -19,18 +19,7 @@ using testing::SentMad;
 
 constexpr milliseconds kTimeout{100};
 
-struct Rig {
-  ScriptedUmad* umad = nullptr;  // owned by the engine
-  std::unique_ptr<MadEngine> engine;
-
-  explicit Rig(const MadEngineOptions& options) {
-    auto port = std::make_unique<ScriptedUmad>();
-    umad = port.get();
-    auto made = make_mad_engine(std::move(port), options);
-    EXPECT_TRUE(made.ok());
-    engine = std::move(made.value());
-  }
-};
+using Rig = testing::ScriptedEngine;
 
 MadRequest get(uint16_t lid, uint8_t port, uint64_t cookie) {
   MadRequest r;

@@ -30,18 +30,10 @@ struct Done {
   std::vector<uint8_t> data;
 };
 
-struct Rig {
-  ScriptedUmad* umad = nullptr;  // owned by the engine
-  std::unique_ptr<MadEngine> engine;
+struct Rig : testing::ScriptedEngine {
   std::vector<Done> done;
 
-  explicit Rig(MadEngineOptions options = {}) {
-    auto port = std::make_unique<ScriptedUmad>();
-    umad = port.get();
-    auto made = make_mad_engine(std::move(port), options);
-    EXPECT_TRUE(made.ok());
-    engine = std::move(made.value());
-  }
+  explicit Rig(const MadEngineOptions& options = {}) : ScriptedEngine(options) {}
   void run() {
     drain(*engine, [this](const MadCompletion& c) {
       done.push_back(

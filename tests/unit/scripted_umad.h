@@ -17,8 +17,10 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <vector>
 
+#include "ibpulse/base/check.h"
 #include "mad_codec.h"
 #include "umad_port.h"
 
@@ -128,6 +130,20 @@ class ScriptedUmad final : public UmadPort {
   ScriptedReply received_;
   // Starts far from the epoch: a zero time point reads as "never" to the collector.
   Clock::time_point now_ = Clock::time_point{} + std::chrono::hours(1000);
+};
+
+// The engine over a ScriptedUmad it owns, with the port kept at hand for scripting.
+struct ScriptedEngine {
+  ScriptedUmad* umad = nullptr;  // owned by the engine
+  std::unique_ptr<MadEngine> engine;
+
+  explicit ScriptedEngine(const MadEngineOptions& options = {}) {
+    auto port = std::make_unique<ScriptedUmad>();
+    umad = port.get();
+    auto made = make_mad_engine(std::move(port), options);
+    IBPULSE_CHECK(made.ok(), "scripted engine: {}", made.ok() ? "" : made.error());
+    engine = std::move(made.value());
+  }
 };
 
 }  // namespace ibpulse::collector::testing
