@@ -14,7 +14,6 @@ namespace ibpulse::collector {
 namespace {
 
 using std::chrono::milliseconds;
-using testing::ScriptedUmad;
 using testing::SentMad;
 
 constexpr milliseconds kTimeout{100};

@@ -15,7 +15,6 @@ namespace {
 
 using std::chrono::milliseconds;
 using testing::ScriptedReply;
-using testing::ScriptedUmad;
 using testing::SentMad;
 
 constexpr uint16_t kPortCounters = 0x0012;
