@@ -12,9 +12,10 @@ find_package(nlohmann_json 3 REQUIRED)
 find_package(Threads REQUIRED)
 find_package(yaml-cpp REQUIRED)
 find_package(Boost 1.74 REQUIRED)
-# Debian's libcivetweb-dev ships a CMake config (civetweb::civetweb); private to the Prometheus
-# exporter.
-find_package(civetweb 1.15 CONFIG REQUIRED)
+# The metrics server's TLS (OpenSSL 3) and its basic-auth bcrypt checks (libxcrypt's crypt_r);
+# private to the Prometheus exporter (libcurl uses OpenSSL too, on its own).
+find_package(OpenSSL 3 REQUIRED)
+pkg_check_modules(LIBCRYPT REQUIRED IMPORTED_TARGET libcrypt)
 find_package(ZLIB REQUIRED)
 # The daemon's own metrics; private to the Prometheus exporter (and the render benchmark).
 find_package(prometheus-cpp CONFIG REQUIRED)
@@ -45,5 +46,5 @@ endif()
 set_package_properties(fmt PROPERTIES TYPE REQUIRED PURPOSE "formatting (g++ 12 has no <format>)")
 set_package_properties(spdlog PROPERTIES TYPE REQUIRED PURPOSE "logging to standard error")
 set_package_properties(CLI11 PROPERTIES TYPE REQUIRED PURPOSE "command line")
-set_package_properties(civetweb PROPERTIES TYPE REQUIRED PURPOSE "HTTP server for /metrics")
+set_package_properties(OpenSSL PROPERTIES TYPE REQUIRED PURPOSE "TLS of the /metrics server")
 set_package_properties(ZLIB PROPERTIES TYPE REQUIRED PURPOSE "gzip-compressed scrapes")

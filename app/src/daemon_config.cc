@@ -352,6 +352,12 @@ const std::vector<KeyDef>& key_defs() {
         "metrics alone; / for status), [host]:port; off: none",
         ":9731"},
        text(IBPULSE_FIELD(web_listen_address))},
+      {{"web.config-file",
+        "Web config file for TLS and basic auth of the endpoint, in the Prometheus "
+        "exporter-toolkit format (tls_server_config, basic_auth_users; docs/operations.md); "
+        "re-read at SIGHUP. Also --web.config.file, the exporter-toolkit's flag",
+        ""},
+       text(IBPULSE_FIELD(web_config_file))},
       {{"collect.counters", "Export the PortCounters/PortCountersExtended counters", "true"},
        boolean(IBPULSE_FIELD(collect.counters))},
       {{"collect.error-details",
@@ -669,9 +675,12 @@ void add_config_flags(CLI::App& app, ConfigValues& flags) {
     const std::string help = k.key.default_text.empty()
                                  ? k.key.help
                                  : fmt::format("{} (default {})", k.key.help, k.key.default_text);
+    // The exporter-toolkit names this flag --web.config.file; sites' unit files use it.
+    const std::string names =
+        k.key.name == "web.config-file" ? "--web.config-file,--web.config.file" : "--" + k.key.name;
     auto* option = app.add_option_function<std::vector<std::string>>(
-        "--" + k.key.name,
-        [&flags, name = k.key.name](const std::vector<std::string>& v) { flags[name] = v; }, help);
+        names, [&flags, name = k.key.name](const std::vector<std::string>& v) { flags[name] = v; },
+        help);
     // Lists split at commas (`--poll.skip-nodes 0x1,0x2`), except values that hold commas
     // themselves: a user's JSON map, free text.
     const bool text_with_commas = k.key.name == "snmp.users" || k.key.name == "alerts.rules" ||

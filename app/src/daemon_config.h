@@ -35,6 +35,7 @@ struct DaemonConfig {
   std::chrono::milliseconds discovery_cache_max_age{0};    // 0: no topology cache
   std::string node_name_map;
   std::string web_listen_address = ":9731";  // "off": no HTTP endpoint
+  std::string web_config_file;  // TLS and basic auth (exporter-toolkit format); empty: none
   exporters::prometheus::MetricGroups collect;
   // The SNMP agent: listen "off" for none; its state in <state dir>/snmp.
   exporters::snmp::AgentOptions snmp;

@@ -201,18 +201,24 @@ int run_daemon(const RunArgs& a) {
         self->update(status);
         self->append(out);
       });
-  auto web = WebEndpoint::start(config->web_listen_address, config->collect,
-                                {&snapshots, [&poller] { return poller.stats(); },
-                                 [&converter] { return converter.stats(); }, alert_status});
+  auto web =
+      WebEndpoint::start(config->web_listen_address, config->web_config_file, config->collect,
+                         {&snapshots, [&poller] { return poller.stats(); },
+                          [&converter] { return converter.stats(); }, alert_status});
   const auto abort_start = [&](const std::string& message) {
     stop_converter.store(true);
     convert_thread.join();
     return fail(message);
   };
-  if (!web) return abort_start(fmt::format("--web.listen-address: {}", web.error()));
+  if (!web) {
+    const bool file = web.error().starts_with("web config ");
+    return abort_start(
+        fmt::format("--{}: {}", file ? "web.config-file" : "web.listen-address", web.error()));
+  }
   if (*web) {
-    spdlog::info("event=web_listening address=\"{}\" port={} path=/metrics",
-                 log_text(config->web_listen_address), (*web)->port());
+    spdlog::info("event=web_listening address=\"{}\" port={} path=/metrics web_config=\"{}\"",
+                 log_text(config->web_listen_address), (*web)->port(),
+                 log_text(config->web_config_file));
   }
   auto snmp = start_snmp_agent(*config, &snapshots, [&] {
     auto status = collector_status(poller.stats(), converter.stats(), snapshots.load());
@@ -271,6 +277,14 @@ int run_daemon(const RunArgs& a) {
               "event=local_ports_unchanged note=\"fabric.ports takes effect at a restart\"");
         }
         poller.reconfigure(fresh->poller);
+        if (*web) {
+          if (Status reloaded = (*web)->reload_web_config(fresh->web_config_file); !reloaded) {
+            spdlog::error(
+                "event=web_config_reload_failed error=\"{}\" note=\"keeping the running TLS "
+                "and users\"",
+                log_text(reloaded.error()));
+          }
+        }
         auto reloaded =
             exporters::alerts::parse_rules(fresh->alert_rules, fresh->default_alert_rules);
         report_rule_errors(reloaded.errors);
@@ -289,8 +303,8 @@ int run_daemon(const RunArgs& a) {
           st.mad.retried);
     }
   }
-  // civetweb takes up to 2 s to stop: in parallel with the poller and converter, which the
-  // endpoint's callbacks read (they stay alive until the join below).
+  // A scrape being written finishes before the server stops: in parallel with the poller and
+  // converter stopping, which the endpoint's callbacks read (alive until the join below).
   std::thread web_stop([&web] { web->reset(); });
   stop_poller.store(true);
   io.join();

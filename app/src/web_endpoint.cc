@@ -10,12 +10,14 @@ WebEndpoint::WebEndpoint(exporters::prometheus::MetricGroups groups, Sources sou
     : sources_(std::move(sources)), renderer_(groups), self_(IBPULSE_VERSION) {}
 
 Result<std::unique_ptr<WebEndpoint>> WebEndpoint::start(const std::string& listen_address,
+                                                        const std::string& web_config_file,
                                                         exporters::prometheus::MetricGroups groups,
                                                         Sources sources) {
   if (listen_address == "off") return std::unique_ptr<WebEndpoint>();
   std::unique_ptr<WebEndpoint> endpoint(new WebEndpoint(groups, std::move(sources)));
   exporters::prometheus::HttpOptions options;
   options.listen_address = listen_address;
+  options.web_config_file = web_config_file;
   WebEndpoint* self = endpoint.get();
   auto server = MetricsServer::start(
       options, [self](const MetricsServer::BodyWriter& write) { self->metrics(write); },
@@ -56,6 +58,9 @@ void WebEndpoint::self_metrics(const MetricsServer::BodyWriter& write,
     status.scrapes = st.scrapes;
     status.scrape_errors = st.errors;
     status.last_scrape_seconds = st.last_scrape_seconds;
+    status.http_unauthorized = st.unauthorized;
+    status.http_tls_failures = st.tls_failures;
+    status.http_bad_requests = st.bad_requests;
   }
   scratch.clear();
   self_.update(status);

@@ -30,12 +30,17 @@ class WebEndpoint {
     // Fills the alert fields of the daemon's status (none: no alerts in /metrics).
     std::function<void(exporters::prometheus::DaemonStatus&)> alerts;
   };
-  // "off": no endpoint (nullptr). Errors name the address.
+  // "off": no endpoint (nullptr). Errors name the address or the web config file.
   static Result<std::unique_ptr<WebEndpoint>> start(const std::string& listen_address,
+                                                    const std::string& web_config_file,
                                                     exporters::prometheus::MetricGroups groups,
                                                     Sources sources);
 
   uint16_t port() const { return server_->port(); }
+  // At SIGHUP: TLS certificates and users from the file again; on error the running ones stay.
+  Status reload_web_config(const std::string& web_config_file) {
+    return server_->reload_web_config(web_config_file);
+  }
   exporters::prometheus::MetricsServer::Stats stats() const { return server_->stats(); }
 
  private:

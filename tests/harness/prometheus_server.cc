@@ -43,10 +43,21 @@ PrometheusServer::PrometheusServer(uint16_t target_port, const Options& options)
     }
     if (!options.remote_write_receiver) {
       config << "scrape_configs:\n"
-                "  - job_name: ibpulse\n"
-                "    static_configs:\n"
-                "      - targets: ['127.0.0.1:"
-             << target_port << "']\n";
+                "  - job_name: ibpulse\n";
+      if (!options.ca_file.empty()) {
+        config << "    scheme: https\n"
+                  "    tls_config:\n"
+                  "      ca_file: "
+               << options.ca_file << "\n";
+      }
+      if (!options.username.empty()) {
+        config << "    basic_auth:\n"
+                  "      username: "
+               << options.username << "\n      password: " << options.password << "\n";
+      }
+      config << "    static_configs:\n"
+                "      - targets: ['"
+             << options.target_host << ":" << target_port << "']\n";
     }
   }
   port_ = free_loopback_port(SOCK_STREAM);

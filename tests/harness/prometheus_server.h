@@ -31,9 +31,15 @@ class PrometheusServer {
     // A remote-write receiver (--web.enable-remote-write-receiver, path /api/v1/write) that
     // scrapes nothing: the samples come only from remote write.
     bool remote_write_receiver = false;
+    // The scrape over HTTPS (scheme: https) trusting this CA (tls_config.ca_file), with basic
+    // auth when `username` is set; target_host names the target ("127.0.0.1", "[::1]").
+    std::string ca_file = {};
+    std::string username = {};
+    std::string password = {};
+    std::string target_host = "127.0.0.1";
   };
 
-  // Starts Prometheus scraping 127.0.0.1:<target_port>/metrics; wait_ready() says whether it
+  // Starts Prometheus scraping <target_host>:<target_port>/metrics; wait_ready() says whether it
   // came up.
   PrometheusServer(uint16_t target_port, const Options& options);
   // No rule files, evaluated every minute.

@@ -20,6 +20,7 @@
 #include "eventually.h"
 #include "remote_write_checks.h"
 #include "sim_fabric.h"
+#include "test_pki.h"
 #include "tied_child.h"
 #include "victoria_metrics.h"
 
@@ -53,50 +54,17 @@ constexpr const char* kPeerNotVerified = "SSL peer certificate or SSH remote key
 class RemoteWriteTls : public ::testing::Test {
  protected:
   void SetUp() override {
-    static std::atomic<int> runs{0};
-    dir_ = fs::temp_directory_path() /
-           ("ibpulse-rw-tls-" + std::to_string(::getpid()) + "-" + std::to_string(runs++));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    make_ca("ca", "ibpulse test CA");
-    make_ca("other-ca", "a CA that signed nothing here");
-    make_signed("server", "127.0.0.1",
-                "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n");
-    make_signed("client", "ibpulse-client", "extendedKeyUsage=clientAuth\n");
-    ASSERT_TRUE(openssl({"verify", "-CAfile", path("ca.pem"), path("server.pem")}));
+    pki_.make_ca("ca", "ibpulse test CA");
+    pki_.make_ca("other-ca", "a CA that signed nothing here");
+    pki_.make_signed("server", "127.0.0.1",
+                     "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n");
+    pki_.make_signed("client", "ibpulse-client", "extendedKeyUsage=clientAuth\n");
+    ASSERT_TRUE(TestPki::openssl({"verify", "-CAfile", path("ca.pem"), path("server.pem")}));
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string path(const std::string& name) const { return pki_.path(name); }
   std::string write(const std::string& name, const std::string& text) const {
-    std::ofstream(dir_ / name) << text;
-    return path(name);
-  }
-
-  static bool openssl(std::vector<std::string> args) {
-    args.insert(args.begin(), "openssl");
-    const auto run = sim::run_command(args, {}, 60s);
-    EXPECT_TRUE(run) << (run ? "" : run.error());
-    if (!run) return false;
-    EXPECT_EQ(run->exit_code, 0) << run->out << run->err;
-    return run->exit_code == 0;
-  }
-  void make_ca(const std::string& name, const std::string& cn) const {
-    ASSERT_TRUE(
-        openssl({"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                 "-keyout", path(name + ".key"), "-out", path(name + ".pem"), "-days", "2", "-subj",
-                 "/CN=" + cn, "-addext", "basicConstraints=critical,CA:TRUE", "-addext",
-                 "keyUsage=critical,keyCertSign,cRLSign"}));
-  }
-  // `name`.pem/.key signed by "ca", with the extensions of `ext` (an openssl extfile).
-  void make_signed(const std::string& name, const std::string& cn, const std::string& ext) const {
-    ASSERT_TRUE(
-        openssl({"req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout",
-                 path(name + ".key"), "-out", path(name + ".csr"), "-subj", "/CN=" + cn}));
-    ASSERT_TRUE(
-        openssl({"x509", "-req", "-in", path(name + ".csr"), "-CA", path("ca.pem"), "-CAkey",
-                 path("ca.key"), "-set_serial", std::to_string(serial_++), "-days", "2", "-out",
-                 path(name + ".pem"), "-extfile", write(name + ".ext", ext)}));
+    return pki_.write(name, text);
   }
 
   VictoriaMetrics::Options vm_options() const {
@@ -121,8 +89,8 @@ class RemoteWriteTls : public ::testing::Test {
     return remote_write_daemon_args({"--config", config});
   }
 
-  fs::path dir_;
-  mutable int serial_ = 2;
+  TestPki pki_{"ibpulse-rw-tls"};
+  const fs::path& dir_ = pki_.dir();
 };
 
 TEST_F(RemoteWriteTls, BasicAuthOverHttpsDeliversThePlantedErrorCountExact) {

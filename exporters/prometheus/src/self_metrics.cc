@@ -228,6 +228,17 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
   i.level("ibpulse_last_scrape_duration_seconds",
           "Render, compression and write of the last scrape",
           [](S s) { return s.last_scrape_seconds; });
+  i.total("ibpulse_http_unauthorized_total",
+          "HTTP requests answered 401: no or wrong basic-auth credentials",
+          [](S s) { return s.http_unauthorized; });
+  i.total("ibpulse_http_tls_handshake_failures_total",
+          "TLS handshakes that failed (plain HTTP to the TLS port, no or an untrusted client "
+          "certificate, an old protocol)",
+          [](S s) { return s.http_tls_failures; });
+  i.total("ibpulse_http_bad_requests_total",
+          "HTTP request heads refused as malformed (400) or "
+          "too large (431)",
+          [](S s) { return s.http_bad_requests; });
   i.active_alerts = &pcpp::BuildGauge()
                          .Name("ibpulse_alerts_active")
                          .Help("1 for each raised threshold rule instance (a rule on a port)")

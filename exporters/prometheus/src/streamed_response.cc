@@ -1,6 +1,5 @@
 #include "streamed_response.h"
 
-#include <civetweb.h>
 #include <fmt/format.h>
 
 #include <array>
@@ -20,9 +19,9 @@ std::string& thread_pending() {
 
 }  // namespace
 
-StreamedResponse::StreamedResponse(mg_connection* conn, std::string_view headers, bool chunked,
-                                   std::optional<GzipStream> gzip)
-    : conn_(conn),
+StreamedResponse::StreamedResponse(detail::Connection& connection, std::string_view headers,
+                                   bool chunked, std::optional<GzipStream> gzip)
+    : connection_(connection),
       headers_(headers),
       chunked_(chunked),
       gzip_(std::move(gzip)),
@@ -76,7 +75,7 @@ void StreamedResponse::send_chunk(std::string_view data) {
 }
 
 void StreamedResponse::send(std::string_view bytes) {
-  if (mg_write(conn_, bytes.data(), bytes.size()) != static_cast<int>(bytes.size())) {
+  if (!connection_.write(bytes)) {
     throw Aborted("the client went away");
   }
 }

@@ -15,8 +15,7 @@
 #include <string_view>
 
 #include "gzip.h"
-
-struct mg_connection;
+#include "http_connection.h"
 
 namespace ibpulse::exporters::prometheus {
 
@@ -29,7 +28,7 @@ class StreamedResponse {
 
   // `headers`: "Name: value\r\n" lines of a 200 response. `chunked`: false for HTTP/1.0
   // clients, whose body then ends where the connection does.
-  StreamedResponse(mg_connection* conn, std::string_view headers, bool chunked,
+  StreamedResponse(detail::Connection& connection, std::string_view headers, bool chunked,
                    std::optional<GzipStream> gzip);
 
   void write(std::string_view piece);  // throws Aborted
@@ -42,7 +41,7 @@ class StreamedResponse {
   void send_chunk(std::string_view data);
   void send(std::string_view bytes);
 
-  mg_connection* conn_;
+  detail::Connection& connection_;
   std::string_view headers_;
   bool chunked_;
   bool head_sent_ = false;

@@ -1,19 +1,27 @@
 #pragma once
 // The HTTP side of the Prometheus exporter: `/metrics`, optionally `/metrics/self` (the daemon's
 // own metrics alone: a 70,000-port fabric's /metrics is 330 MB of text, too much to watch the
-// collector with every few seconds), and a landing page `/`, served by civetweb
-// (kept out of this header: it is private to ibpulse::exporters_prometheus).
+// collector with every few seconds), and a landing page `/`. ibpulse's own small HTTP/1.1 server
+// over POSIX sockets and OpenSSL (docs/dependencies.md says why), with TLS and basic auth from a
+// web config file in the Prometheus exporter-toolkit format, and IPv4 and IPv6 listen addresses.
 //
-// Behaviour: GET and HEAD only (other methods: 405), unknown paths: 404, requests whose headers
-// exceed 16 KiB are refused by civetweb with a 4xx. `/metrics` is gzip-compressed when the
-// request's Accept-Encoding allows it, and streamed in chunks (Transfer-Encoding: chunked; to an
-// HTTP/1.0 client, ended by closing the connection). Nothing is logged per request; failures are
-// counted in Stats and the caller decides what to log.
+// Behaviour: GET and HEAD only (other methods: 405), unknown paths: 404, malformed request
+// heads: 400, heads over 16 KiB: 431; with basic_auth_users, every path needs credentials (else
+// 401 with `WWW-Authenticate: Basic`). With TLS, a plain HTTP request gets a 400 saying to use
+// https. `/metrics` is gzip-compressed when the request's Accept-Encoding allows it (never
+// brotli: "br, gzip" gets gzip), and streamed in chunks (Transfer-Encoding: chunked; to an
+// HTTP/1.0 client, ended by closing the connection). Every response closes its connection.
+// A request head must arrive within 10 s; a write that makes no progress for 60 s ends the
+// response. Nothing is logged per request; outcomes are counted in Stats and the caller decides
+// what to log.
+//
+// start() sets SIGPIPE to be ignored: OpenSSL writes to sockets with write(2), and a scraper
+// that goes away mid-response must not stop the process.
 //
 // Thread safety: MetricsFn and LandingFn are called concurrently from up to `threads` worker
-// threads and must be safe for that (the self-metrics function too). stats() and port() may be
-// called from any thread. The destructor stops the server and waits for requests in flight; it must
-// not run inside a handler.
+// threads and must be safe for that (the self-metrics function too). stats(), port() and
+// reload_web_config() may be called from any thread. The destructor stops the server and waits
+// for the responses being written; it must not run inside a handler.
 
 #include <cstdint>
 #include <functional>
@@ -29,13 +37,13 @@ namespace ibpulse::exporters::prometheus {
 inline constexpr uint16_t kDefaultPort = 9731;
 
 struct HttpOptions {
-  // [host]:port, e.g. ":9731" (all IPv4 addresses), "127.0.0.1:9731"; port 0 picks a free one.
-  // Debian 12's civetweb is built without IPv6, so IPv6 addresses fail at start.
+  // [host]:port: ":9731" (every address, IPv6 and IPv4), "0.0.0.0:9731" (every IPv4 address),
+  // "127.0.0.1:9731", "[::1]:9731", "[::]:9731" (every address); port 0 picks a free one.
   std::string listen_address = ":9731";
-  unsigned threads = 2;  // worker threads; a request beyond these waits in civetweb's queue
-  // PEM file holding the certificate and its key; empty: plain HTTP. Needs civetweb with TLS
-  // (Debian's has it, and loads libssl.so at start); otherwise start() fails with a clear error.
-  std::string tls_certificate;
+  unsigned threads = 2;  // worker threads; up to 64 more connections wait for one
+  // The web config file (TLS, basic auth; exporter-toolkit format, see web_config.h); empty:
+  // plain HTTP without authentication.
+  std::string web_config_file;
 };
 
 class MetricsServer {
@@ -55,9 +63,13 @@ class MetricsServer {
     // before the body's end.
     uint64_t errors = 0;
     double last_scrape_seconds = 0;  // render + compress + write of the last complete scrape
+    uint64_t unauthorized = 0;       // requests answered 401: no or wrong credentials
+    uint64_t tls_failures = 0;  // TLS handshakes that failed, plain HTTP to a TLS port included
+    uint64_t bad_requests = 0;  // malformed or oversized request heads (400, 431)
   };
 
-  // Binds and starts serving; errors like "cannot listen on :9731: address in use".
+  // Binds and starts serving; errors like "cannot listen on :9731: address in use" or
+  // "web config /etc/ibpulse/web.yml: tls_server_config.key_file: ... : why".
   // `self_metrics` writes the body of `/metrics/self` (none: that path is a 404); Stats
   // describe `/metrics` (a failed `/metrics/self` counts in errors all the same).
   static Result<std::unique_ptr<MetricsServer>> start(const HttpOptions& options, MetricsFn metrics,
@@ -68,12 +80,15 @@ class MetricsServer {
   MetricsServer(const MetricsServer&) = delete;
   MetricsServer& operator=(const MetricsServer&) = delete;
 
+  // Reads the web config file again (empty: plain HTTP, no auth) and applies it to new
+  // connections: new certificates without a restart. On error the running one stays.
+  Status reload_web_config(const std::string& web_config_file);
+
   uint16_t port() const;  // the bound port (the chosen one when listen_address ends in ":0")
   Stats stats() const;
 
-  struct Impl;  // public so the civetweb callbacks in the .cc file can reach it
-
  private:
+  struct Impl;
   explicit MetricsServer(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -31,6 +31,8 @@ struct DaemonStatus {
   uint64_t saturated_counters = 0;  // latched narrow counters in that snapshot
   uint64_t scrapes = 0, scrape_errors = 0;
   double last_scrape_seconds = 0;
+  // HTTP requests refused: no or wrong credentials, failed TLS handshakes, malformed heads.
+  uint64_t http_unauthorized = 0, http_tls_failures = 0, http_bad_requests = 0;
   // Threshold alerts: the raised rule instances and what became of the notifications.
   std::vector<alerts::AlertEvent> active_alerts;
   alerts::EngineStats alerts;
