@@ -570,7 +570,12 @@ Status walk(const YAML::Node& node, const std::string& prefix, const std::string
       return Err("{}:{}: unknown key '{}' (see `ibpulse run --help` for the keys)", file, line,
                  name);
     }
-    out[name] = {yaml_values(entry.second), line};
+    try {
+      out[name] = {yaml_values(entry.second), line};
+    } catch (const nlohmann::json::exception&) {
+      // A list item that is a map (a rule, a user) travels as JSON text, which must be UTF-8.
+      return Err("{}:{}: {}: a value is not valid UTF-8 text", file, line, name);
+    }
   }
   return Ok{};
 }

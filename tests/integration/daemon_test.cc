@@ -90,6 +90,15 @@ TEST(Daemon, ConfigErrorsNameFileLineAndKey) {
   EXPECT_NE(out.err.find(file.string() + ":3: unknown key 'mad.windw'"), std::string::npos)
       << out.err;
 
+  // Found by the config fuzz target: a rule (a map in a list) holding invalid UTF-8 made
+  // the daemon terminate (nlohmann::json threw while the map became JSON text).
+  std::ofstream(file) << "alerts:\n  rules:\n    - name: x\xf7y\n";
+  out = run_ibpulse({"run", "--config", file.string()});
+  EXPECT_EQ(out.exit_code, 1) << out.err;
+  EXPECT_NE(out.err.find(file.string() + ":2: alerts.rules: a value is not valid UTF-8 text"),
+            std::string::npos)
+      << out.err;
+
   std::ofstream(file) << "poll:\n  counters-interval: often\n";
   out = run_ibpulse({"run", "--config", file.string()});
   EXPECT_EQ(out.exit_code, 1);
