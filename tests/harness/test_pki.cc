@@ -38,7 +38,7 @@ bool TestPki::openssl(std::vector<std::string> args) {
   return run->exit_code == 0;
 }
 
-void TestPki::make_ca(const std::string& name, const std::string& common_name) {
+void TestPki::make_ca(const std::string& name, const std::string& common_name) const {
   ASSERT_TRUE(
       openssl({"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
                "-keyout", path(name + ".key"), "-out", path(name + ".pem"), "-days", "2", "-subj",

@@ -25,7 +25,7 @@ class TestPki {
   std::string write(const std::string& name, const std::string& text) const;
 
   // `name`.pem and `name`.key: a self-signed CA. Fails the test when openssl does.
-  void make_ca(const std::string& name, const std::string& common_name);
+  void make_ca(const std::string& name, const std::string& common_name) const;
   // `name`.pem and `name`.key signed by CA `ca`, with the extensions of `ext` (an openssl
   // extfile: "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n").
   void make_signed(const std::string& name, const std::string& common_name, const std::string& ext,

@@ -118,8 +118,9 @@ class WebTls : public ::testing::Test {
             "--counters.publish-interval", "500ms"};
   }
 
-  std::string url(const Daemon& d, const std::string& path = "/metrics",
-                  const std::string& host = "127.0.0.1", const std::string& scheme = "https") {
+  static std::string url(const Daemon& d, const std::string& path = "/metrics",
+                         const std::string& host = "127.0.0.1",
+                         const std::string& scheme = "https") {
     return scheme + "://" + host + ":" + std::to_string(d.web_port()) + path;
   }
   std::string path(const std::string& name) const { return pki_.path(name); }

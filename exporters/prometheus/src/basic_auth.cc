@@ -124,7 +124,7 @@ bool BasicAuth::allows(std::string_view authorization) {
 
 bool BasicAuth::cached(const Digest& key) {
   const std::lock_guard lock(mutex_);
-  return cache_.count(key) != 0;
+  return cache_.contains(key);
 }
 
 }  // namespace ibpulse::exporters::prometheus::detail

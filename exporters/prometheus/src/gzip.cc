@@ -8,29 +8,19 @@
 #include <climits>
 #include <cstddef>
 
+#include "http_text.h"
+
 namespace ibpulse::exporters::prometheus {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
+using detail::iequals_ascii;
+using detail::trim_http_whitespace;
 
 // q=0, q=0.0, q=0.000 refuse a coding; anything else (or no q) accepts it.
 bool q_is_zero(std::string_view params) {
   while (!params.empty()) {
     size_t semi = params.find(';');
-    std::string_view param = trim(params.substr(0, semi));
+    std::string_view param = trim_http_whitespace(params.substr(0, semi));
     params = semi == std::string_view::npos ? std::string_view() : params.substr(semi + 1);
     if (param.size() < 2 || std::tolower(static_cast<unsigned char>(param[0])) != 'q' ||
         param[1] != '=') {
@@ -52,9 +42,9 @@ bool accepts_gzip(std::string_view accept_encoding) {
     accept_encoding =
         comma == std::string_view::npos ? std::string_view() : accept_encoding.substr(comma + 1);
     size_t semi = item.find(';');
-    std::string_view coding = trim(item.substr(0, semi));
+    std::string_view coding = trim_http_whitespace(item.substr(0, semi));
     std::string_view params = semi == std::string_view::npos ? "" : item.substr(semi + 1);
-    if (iequals(coding, "gzip") || iequals(coding, "x-gzip")) return !q_is_zero(params);
+    if (iequals_ascii(coding, "gzip") || iequals_ascii(coding, "x-gzip")) return !q_is_zero(params);
     if (coding == "*") any = !q_is_zero(params);
   }
   return any;

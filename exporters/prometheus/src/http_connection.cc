@@ -8,6 +8,7 @@
 #include <cerrno>
 
 #include "http_request.h"
+#include "tls_context.h"
 
 namespace ibpulse::exporters::prometheus::detail {
 namespace {
@@ -18,15 +19,6 @@ constexpr size_t kDrainBytes = size_t{256} * 1024;
 
 timeval to_timeval(std::chrono::seconds s) {
   return timeval{static_cast<time_t>(s.count()), 0};
-}
-
-std::string openssl_reason() {
-  const unsigned long code = ERR_get_error();  // NOLINT(google-runtime-int): OpenSSL's type
-  ERR_clear_error();
-  if (code == 0) return "the client closed the connection";
-  std::array<char, 256> text{};
-  ERR_error_string_n(code, text.data(), text.size());
-  return text.data();
 }
 
 }  // namespace
@@ -72,8 +64,10 @@ Status Connection::start_tls(SSL_CTX* context) {
     return Err("plain HTTP");
   }
   ssl_ = SSL_new(context);
-  if (ssl_ == nullptr || SSL_set_fd(ssl_, fd_) != 1) return Err("{}", openssl_reason());
-  if (SSL_accept(ssl_) != 1) return Err("{}", openssl_reason());
+  if (ssl_ == nullptr || SSL_set_fd(ssl_, fd_) != 1)
+    return Err("{}", take_openssl_error("the client closed the connection"));
+  if (SSL_accept(ssl_) != 1)
+    return Err("{}", take_openssl_error("the client closed the connection"));
   return Ok{};
 }
 

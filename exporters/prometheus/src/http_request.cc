@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "http_text.h"
+
 namespace ibpulse::exporters::prometheus::detail {
 namespace {
 
@@ -13,21 +15,6 @@ bool is_token(std::string_view s) {
     if (u <= 32 || u >= 127) return false;
     return std::string_view("\"(),/:;<=>?@[\\]{}").find(c) == std::string_view::npos;
   });
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
-           return lower(x) == lower(y);
-         });
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
-    s.remove_suffix(1);
-  return s;
 }
 
 // The next line of `rest` without its "\r\n" or "\n"; `rest` moves past it.
@@ -59,7 +46,7 @@ Status parse_request_line(std::string_view line, RequestHead& head) {
 
 std::optional<std::string_view> RequestHead::field(std::string_view name) const {
   for (const auto& [n, v] : fields) {
-    if (iequals(n, name)) return v;
+    if (iequals_ascii(n, name)) return v;
   }
   return std::nullopt;
 }
@@ -83,7 +70,7 @@ Result<RequestHead> parse_request_head(std::string_view head) {
     const std::string_view name = line.substr(0, colon);
     // No whitespace before the colon (RFC 9112 5.1), no obsolete line folding.
     if (!is_token(name)) return Err("malformed header field name");
-    const std::string_view value = trim(line.substr(colon + 1));
+    const std::string_view value = trim_http_whitespace(line.substr(colon + 1));
     if (std::any_of(value.begin(), value.end(), [](char c) {
           const auto u = static_cast<unsigned char>(c);
           return (u < 32 && c != '\t') || u == 127;

@@ -9,6 +9,7 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <mutex>
@@ -22,6 +23,11 @@
 #include "serving_config.h"
 
 namespace ibpulse::exporters::prometheus {
+namespace {
+
+constexpr std::chrono::milliseconds kBackOff{100};
+
+}  // namespace
 
 struct MetricsServer::Impl {
   Impl(MetricsFn metrics, LandingFn landing, MetricsFn self_metrics)
@@ -60,7 +66,12 @@ struct MetricsServer::Impl {
       if (fds[1].revents != 0) return;
       if ((fds[0].revents & POLLIN) == 0) continue;
       const int fd = accept4(listener.fd, nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd < 0) continue;            // the client gave up, or out of descriptors for now
+      if (fd < 0) {
+        // Out of descriptors: the connection stays queued and poll() would report it at once
+        // again; wait a little instead of spinning. Other errors: the client gave up.
+        if (errno == EMFILE || errno == ENFILE) std::this_thread::sleep_for(kBackOff);
+        continue;
+      }
       if (!queue.push(fd)) close(fd);  // stopping, or too many waiting: the client retries
     }
   }

@@ -11,15 +11,6 @@
 namespace ibpulse::exporters::prometheus::detail {
 namespace {
 
-std::string openssl_reason() {
-  const unsigned long code = ERR_peek_last_error();  // NOLINT(google-runtime-int): OpenSSL's type
-  ERR_clear_error();
-  if (code == 0) return "unknown reason";
-  std::array<char, 256> text{};
-  ERR_error_string_n(code, text.data(), text.size());
-  return text.data();
-}
-
 // "KEY: PATH: why" when the file is missing or unreadable, before OpenSSL's terser reason.
 Status readable(const char* key, const std::filesystem::path& path) {
   std::error_code ec;
@@ -64,7 +55,7 @@ Status set_client_auth(SSL_CTX* ctx, const TlsServerConfig& config) {
     if (names == nullptr || SSL_CTX_load_verify_locations(ctx, ca.c_str(), nullptr) != 1) {
       if (names != nullptr) sk_X509_NAME_pop_free(names, X509_NAME_free);
       return Err("tls_server_config.client_ca_file: {}: no CA certificate in it ({})", ca,
-                 openssl_reason());
+                 take_openssl_error("unknown reason"));
     }
     SSL_CTX_set_client_CA_list(ctx, names);  // takes the list
   }
@@ -74,17 +65,28 @@ Status set_client_auth(SSL_CTX* ctx, const TlsServerConfig& config) {
 
 }  // namespace
 
+std::string take_openssl_error(std::string_view when_none) {
+  const unsigned long code = ERR_peek_last_error();  // NOLINT(google-runtime-int): OpenSSL's type
+  ERR_clear_error();
+  if (code == 0) return std::string(when_none);
+  std::array<char, 256> text{};
+  ERR_error_string_n(code, text.data(), text.size());
+  return text.data();
+}
+
 Result<TlsContext> make_tls_context(const TlsServerConfig& config) {
   ERR_clear_error();
   TlsContext ctx(SSL_CTX_new(TLS_server_method()), &SSL_CTX_free);
-  if (!ctx) return Err("tls_server_config: cannot make a TLS context ({})", openssl_reason());
+  if (!ctx)
+    return Err("tls_server_config: cannot make a TLS context ({})",
+               take_openssl_error("unknown reason"));
   if (Status ok = readable("cert_file", config.cert_file); !ok) return Error{ok.error()};
   if (Status ok = readable("key_file", config.key_file); !ok) return Error{ok.error()};
   const std::string cert = config.cert_file.string();
   const std::string key = config.key_file.string();
   if (SSL_CTX_use_certificate_chain_file(ctx.get(), cert.c_str()) != 1) {
     return Err("tls_server_config.cert_file: {}: no PEM certificate in it ({})", cert,
-               openssl_reason());
+               take_openssl_error("unknown reason"));
   }
   if (SSL_CTX_use_PrivateKey_file(ctx.get(), key.c_str(), SSL_FILETYPE_PEM) != 1) {
     if (ERR_GET_REASON(ERR_peek_last_error()) == X509_R_KEY_VALUES_MISMATCH) {
@@ -92,7 +94,7 @@ Result<TlsContext> make_tls_context(const TlsServerConfig& config) {
       return Err("tls_server_config.key_file: {}: does not match the certificate in {}", key, cert);
     }
     return Err("tls_server_config.key_file: {}: no PEM private key in it ({})", key,
-               openssl_reason());
+               take_openssl_error("unknown reason"));
   }
   if (SSL_CTX_check_private_key(ctx.get()) != 1) {
     return Err("tls_server_config.key_file: {}: does not match the certificate in {}", key, cert);

@@ -9,6 +9,8 @@
 #include <openssl/ssl.h>
 
 #include <memory>
+#include <string>
+#include <string_view>
 
 #include "ibpulse/base/result.h"
 #include "web_config.h"
@@ -16,6 +18,10 @@
 namespace ibpulse::exporters::prometheus::detail {
 
 using TlsContext = std::shared_ptr<SSL_CTX>;
+
+// The text of the thread's last OpenSSL error (`when_none` if there is none); the thread's
+// error queue is emptied, so the next operation's error is its own.
+std::string take_openssl_error(std::string_view when_none);
 
 // Errors name the key and say why: "tls_server_config.key_file: /etc/x.key: cannot load it
 // (OpenSSL's reason)".
