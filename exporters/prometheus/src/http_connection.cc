@@ -1,5 +1,6 @@
 #include "http_connection.h"
 
+#include <fmt/format.h>
 #include <openssl/err.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@ namespace ibpulse::exporters::prometheus::detail {
 namespace {
 
 constexpr unsigned char kTlsHandshakeRecord = 0x16;  // the first byte of every ClientHello
+constexpr std::string_view kUseHttps = "Client sent an HTTP request to an HTTPS server.\n";
 constexpr std::chrono::seconds kDrainTimeout{1};
 constexpr size_t kDrainBytes = size_t{256} * 1024;
 
@@ -58,9 +60,9 @@ Status Connection::start_tls(SSL_CTX* context) {
   if (peeked <= 0) return Error{peeked == 0 ? "closed" : "timeout"};
   if (first != kTlsHandshakeRecord) {
     write(
-        "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
-        "Connection: close\r\nContent-Length: 48\r\n\r\n"
-        "Client sent an HTTP request to an HTTPS server.\n");
+        fmt::format("HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                    "Connection: close\r\nContent-Length: {}\r\n\r\n{}",
+                    kUseHttps.size(), kUseHttps));
     return Err("plain HTTP");
   }
   ssl_ = SSL_new(context);

@@ -1,7 +1,6 @@
 #include "ibpulse/exporters/prometheus/http_server.h"
 
 #include <fcntl.h>
-#include <fmt/format.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
