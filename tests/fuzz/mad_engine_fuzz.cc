@@ -9,7 +9,6 @@
 // undelivered); bits 2-4 delay in 5 ms steps; bit 5 header byte `offset` set to `value`.
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 #include "scripted_umad.h"
@@ -29,11 +28,10 @@ void check(bool ok) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  auto port = std::make_unique<testing::ScriptedUmad>();
-  testing::ScriptedUmad& umad = *port;
-  auto engine = make_mad_engine(
-      std::move(port), {.window = 4, .per_node = 2, .timeout = milliseconds(10), .retries = 2});
-  check(engine.ok());
+  testing::ScriptedEngine scripted(
+      {.window = 4, .per_node = 2, .timeout = milliseconds(10), .retries = 2});
+  testing::ScriptedUmad& umad = *scripted.umad;
+  MadEngine& engine = *scripted.engine;
   for (uint8_t i = 0; i < kRequests; ++i) {
     MadRequest r;
     r.lid = static_cast<uint16_t>(1 + i / 2);
@@ -41,7 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     r.attribute = 0x0012;
     r.data[1] = i;  // PortSelect: which request the data belongs to
     r.cookie = i;
-    (*engine)->submit(r);
+    engine.submit(r);
   }
   std::vector<int> completed(kRequests, 0);
   size_t succeeded = 0;
@@ -53,7 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       ++succeeded;
     }
   };
-  for (size_t at = 0; at + kRecord <= size && !(*engine)->idle(); at += kRecord) {
+  for (size_t at = 0; at + kRecord <= size && !engine.idle(); at += kRecord) {
     const uint8_t* rec = data + at;
     if (!umad.sent().empty()) {
       const auto& sent = umad.sent()[rec[0] % umad.sent().size()];
@@ -64,12 +62,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const size_t offset = rec[4] % 24;
       if (rec[1] & 0x20 && (offset < 12 || offset > 15)) reply.mad[offset] = rec[5];
     }
-    (*engine)->poll(milliseconds(5), on_done);
+    engine.poll(milliseconds(5), on_done);
   }
-  drain(**engine, on_done);
+  drain(engine, on_done);
   for (const int n : completed)
     check(n == 1);
-  const MadStats& stats = (*engine)->stats();
+  const MadStats& stats = engine.stats();
   check(stats.failed_total() + succeeded == kRequests);
   check(stats.sent >= kRequests - stats.failed_for(MadFailure::kSendError));
   return 0;
