@@ -382,8 +382,8 @@ const std::vector<KeyDef>& key_defs() {
        boolean(IBPULSE_FIELD(collect.link))},
       {{"snmp.listen",
         "Address of the SNMP agent: HOST:PORT (UDP), [IPV6]:PORT, or net-snmp's "
-        "udp:/udp6:/tcp:/tcp6: forms (udp6:[::1]:161); 0.0.0.0:161 in production needs "
-        "CAP_NET_BIND_SERVICE; off: no agent",
+        "udp:/udp6:/tcp:/tcp6: forms (udp6:[::1]:161); [::]:161 is every address, IPv6 and "
+        "IPv4; ports below 1024 need CAP_NET_BIND_SERVICE; off: no agent",
         std::string(exporters::snmp::kDefaultListen)},
        text(IBPULSE_FIELD(snmp.listen))},
       {{"snmp.community",

@@ -13,7 +13,9 @@ SnmpToolRun snmp_tool(const std::string& args) {
   struct ClientDir {
     std::filesystem::path path =
         std::filesystem::temp_directory_path() / fmt::format("ibpulse-snmp-client-{}", getpid());
-    ClientDir() { std::filesystem::create_directories(path); }
+    // With cert_indexes made here: the first tool to run would make it and say so in its
+    // output ("Created directory: ..."), which only the first request of a process would show.
+    ClientDir() { std::filesystem::create_directories(path / "cert_indexes"); }
     ~ClientDir() {
       std::error_code ignored;
       std::filesystem::remove_all(path, ignored);

@@ -526,34 +526,51 @@ TEST(Snmp, AgentXSubagentServesTheFabricInItsOwnContextOnly) {
 // net-snmp's own address syntax, IPv6 included: the same objects over udp6 (fabric and node
 // contexts, v2c community@context mapped for IPv6 too) and over TCP.
 TEST(Snmp, ServesOverIpv6AndTcpInNetSnmpsAddressSyntax) {
-  const std::string if_number = " 1.3.6.1.2.1.2.1.0";
+  // ifNumber at `target`, once the agent serves the first snapshot (it builds its view on its
+  // own thread after event=ready: until then ifNumber is 0).
+  const auto if_number = [](const std::string& target) {
+    std::string value;
+    ibpulse::testing::eventually(
+        [&] {
+          value = parse_varbinds(
+              snmp_tool("snmpget -v2c -c public -On -Oq -t 2 " + target + " 1.3.6.1.2.1.2.1.0")
+                  .out)[".1.3.6.1.2.1.2.1.0"];
+          return !value.empty() && value != "0";
+        },
+        20s);
+    return value;
+  };
   std::string over_ipv4;
   {
     Daemon d(fabric(), {"--snmp.community", "public", "--snmp.listen", "127.0.0.1:0",
                         "--state.save-interval", "off"});
     ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
-    over_ipv4 = parse_varbinds(snmp_tool("snmpget -v2c -c public -On -Oq 127.0.0.1:" +
-                                         std::to_string(d.snmp_port()) + if_number)
-                                   .out)[".1.3.6.1.2.1.2.1.0"];
-    ASSERT_FALSE(over_ipv4.empty());
+    over_ipv4 = if_number("127.0.0.1:" + std::to_string(d.snmp_port()));
+    ASSERT_EQ(over_ipv4, "24") << d.log();  // every port of the fabric
   }
-  for (const std::string listen : {"udp6:[::1]:0", "[::1]:0", "tcp:127.0.0.1:0"}) {
+  // Where each listen address is asked: "[::]" listens on every address, IPv4 included.
+  const std::vector<std::pair<std::string, std::vector<std::string>>> listens = {
+      {"udp6:[::1]:0", {"udp6:[::1]:"}},
+      {"[::1]:0", {"udp6:[::1]:"}},
+      {"tcp:127.0.0.1:0", {"tcp:127.0.0.1:"}},
+      {"[::]:0", {"udp6:[::1]:", "udp:127.0.0.1:"}},
+      {"tcp6:[::]:0", {"tcp6:[::1]:", "tcp:127.0.0.1:"}},
+  };
+  for (const auto& [listen, targets] : listens) {
     Daemon d(fabric(), {"--snmp.community", "public", "--snmp.listen", listen,
                         "--state.save-interval", "off"});
     ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
-    const std::string port = std::to_string(d.snmp_port());
-    const std::string target =
-        listen.starts_with("tcp") ? "tcp:127.0.0.1:" + port : "udp6:[::1]:" + port;
-    SnmpToolRun got = snmp_tool("snmpget -v2c -c public -On -Oq -t 2 " + target + if_number);
-    ASSERT_EQ(got.status, 0) << listen << ": " << got.out;
-    EXPECT_EQ(parse_varbinds(got.out)[".1.3.6.1.2.1.2.1.0"], over_ipv4) << listen;
-    // A node context, reached with COMMUNITY@CONTEXT (registered with the first snapshot).
-    const std::string node_get = "snmpget -v2c -c public@" + guid_context("Hca3") +
-                                 " -On -Oq -t 1 -r 0 " + target + " 1.3.6.1.2.1.1.5.0";
-    EXPECT_TRUE(eventually(
-        [&] { return parse_varbinds(snmp_tool(node_get).out)[".1.3.6.1.2.1.1.5.0"] == "Hca3"; },
-        20s))
-        << listen << ": " << snmp_tool(node_get).out;
+    for (const std::string& prefix : targets) {
+      const std::string target = prefix + std::to_string(d.snmp_port());
+      EXPECT_EQ(if_number(target), over_ipv4) << listen << " asked at " << target;
+      // A node context, reached with COMMUNITY@CONTEXT (registered with the first snapshot).
+      const std::string node_get = "snmpget -v2c -c public@" + guid_context("Hca3") +
+                                   " -On -Oq -t 1 -r 0 " + target + " 1.3.6.1.2.1.1.5.0";
+      EXPECT_TRUE(eventually(
+          [&] { return parse_varbinds(snmp_tool(node_get).out)[".1.3.6.1.2.1.1.5.0"] == "Hca3"; },
+          20s))
+          << listen << " asked at " << target << ": " << snmp_tool(node_get).out;
+    }
   }
 }
 
@@ -633,6 +650,21 @@ TEST(Snmp, BadSettingsAreClearErrors) {
       << out.err;
   out = run({"--snmp.community", "public", "--snmp.sources", "10.0.0.0/33"});
   EXPECT_NE(out.err.find("SNMP source '10.0.0.0/33'"), std::string::npos) << out.err;
+  // "[::]" needs the port on IPv4 too: taken there, the start fails and says which side.
+  const int taken = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  sockaddr_in any{};
+  any.sin_family = AF_INET;
+  socklen_t length = sizeof any;
+  ASSERT_EQ(::bind(taken, reinterpret_cast<sockaddr*>(&any), sizeof any), 0);
+  ASSERT_EQ(::getsockname(taken, reinterpret_cast<sockaddr*>(&any), &length), 0);
+  const std::string port = std::to_string(ntohs(any.sin_port));
+  out = run({"--snmp.listen", "[::]:" + port});
+  ::close(taken);
+  EXPECT_NE(out.exit_code, 0);
+  EXPECT_NE(out.err.find("cannot listen on [::]:" + port + " (its IPv4 side, udp:0.0.0.0:" + port +
+                         "): address in use"),
+            std::string::npos)
+      << out.err;
 }
 
 // Random bytes, truncated and corrupted copies of a valid request, and oversized datagrams:

@@ -1,10 +1,8 @@
 #include "ibpulse/exporters/snmp/agent.h"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/select.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <array>
@@ -21,6 +19,7 @@
 #include "fast_path.h"
 #include "ibpulse/base/thread_name.h"
 #include "ibpulse/exporters/alerts/event_queue.h"
+#include "listen_sessions.h"
 #include "net_snmp.h"
 #include "notification.h"
 #include "notifier.h"
@@ -35,36 +34,6 @@ constexpr const char* kAppName = "ibpulse";
 // The agent whose log callback runs. Not passed as the callback's client argument: net-snmp's
 // snmp_shutdown() frees client arguments it still holds (clear_callback).
 std::atomic<SnmpAgent::Impl*> g_logging_agent{nullptr};
-
-// Why net-snmp could not open the listening address: it only says "Error opening specified
-// endpoint". Binds a socket of the same kind to find out.
-std::string bind_failure(const detail::Transport& t) {
-  sockaddr_storage address{};
-  socklen_t length = 0;
-  if (t.ipv6()) {
-    auto* a6 = reinterpret_cast<sockaddr_in6*>(&address);
-    a6->sin6_family = AF_INET6;
-    a6->sin6_port = htons(t.port);
-    if (inet_pton(AF_INET6, t.host.c_str(), &a6->sin6_addr) != 1) return "bad address";
-    length = sizeof(sockaddr_in6);
-  } else {
-    auto* a4 = reinterpret_cast<sockaddr_in*>(&address);
-    a4->sin_family = AF_INET;
-    a4->sin_port = htons(t.port);
-    if (inet_pton(AF_INET, t.host.c_str(), &a4->sin_addr) != 1) return "bad address";
-    length = sizeof(sockaddr_in);
-  }
-  const int fd = socket(address.ss_family, t.stream() ? SOCK_STREAM : SOCK_DGRAM, 0);
-  if (fd < 0) return fmt::format("cannot open a socket: {}", std::strerror(errno));
-  const int rc = bind(fd, reinterpret_cast<const sockaddr*>(&address), length);
-  const int error = errno;
-  close(fd);
-  if (rc == 0) return "net-snmp could not open it";
-  if (error == EADDRINUSE) return "address in use";
-  if (error == EACCES) return "permission denied (ports below 1024 need CAP_NET_BIND_SERVICE)";
-  if (error == EADDRNOTAVAIL) return "no interface of this host has that address";
-  return std::strerror(error);
-}
 
 // The subtrees registered in every context.
 std::vector<Oid> served_subtrees() {
@@ -83,7 +52,8 @@ struct SnmpAgent::Impl {
   AgentOptions options;
   const converters::SnapshotStore* snapshots = nullptr;
   detail::HandlerState state;
-  detail::FastPath fast_path;  // master agent only
+  detail::FastPath fast_path;               // master agent only
+  std::vector<netsnmp_session*> listening;  // master agent only; net-snmp owns them
   std::unique_ptr<detail::ContextCommunities> communities;
   // Registrations per context name ("" first); net-snmp owns them once registered.
   std::map<std::string, std::vector<netsnmp_handler_registration*>> registered;
@@ -258,12 +228,14 @@ struct SnmpAgent::Impl {
       Result<uint32_t> boots = detail::next_engine_boots(options.state_dir, *engine_id);
       if (!boots.ok()) return Error{boots.error()};
       set_engine_boots(*boots);
-      if (init_master_agent() != 0)
-        return Err("cannot listen on {}: {}", options.listen, bind_failure(transport));
-      port = bound_port();
+      auto opened = detail::open_listen_sessions(transport, options.listen);
+      if (!opened.ok()) return Error{opened.error()};
+      listening = std::move(*opened);
+      port = detail::main_session_port();
       fast_path.state = &state;
       fast_path.subtrees = served_subtrees();
-      detail::install_fast_path(main_session, &fast_path);
+      for (netsnmp_session* session : listening)
+        detail::install_fast_path(session, &fast_path);
     }
     communities = std::make_unique<detail::ContextCommunities>(options);
     if (Status s = notifier->open(*engine_id); !s.ok()) return s;
@@ -272,16 +244,11 @@ struct SnmpAgent::Impl {
     return Ok{};
   }
 
-  static uint16_t bound_port() {
-    if (main_session == nullptr) return 0;
-    netsnmp_transport* t = snmp_sess_transport(snmp_sess_pointer(main_session));
-    if (t == nullptr) return 0;
-    sockaddr_storage address{};
-    socklen_t length = sizeof address;
-    if (getsockname(t->sock, reinterpret_cast<sockaddr*>(&address), &length) != 0) return 0;
-    if (address.ss_family == AF_INET6)
-      return ntohs(reinterpret_cast<const sockaddr_in6*>(&address)->sin6_port);
-    return ntohs(reinterpret_cast<const sockaddr_in*>(&address)->sin_port);
+  // Before snmp_shutdown(): it would free the sessions behind net-snmp's back, leaving its
+  // main_session pointing at freed memory, which a later agent in this process then used.
+  void close_listen_sessions() {
+    shutdown_master_agent();
+    listening.clear();
   }
 
   bool register_context(const std::string& name) {
@@ -407,8 +374,10 @@ struct SnmpAgent::Impl {
     for (auto it = registered.begin(); it != registered.end();)
       unregister_context((it++)->first);
     communities.reset();
-    if (options.agentx.empty()) detail::remove_fast_path(main_session);
+    for (netsnmp_session* session : listening)
+      detail::remove_fast_path(session);
     notifier->close();
+    close_listen_sessions();
     snmp_shutdown(kAppName);
     shutdown_agent();
   }
@@ -454,6 +423,7 @@ Result<std::unique_ptr<SnmpAgent>> SnmpAgent::start(AgentOptions options,
     if (ok) {
       self->loop();
     } else {
+      self->close_listen_sessions();
       snmp_shutdown(kAppName);
     }
     g_logging_agent.store(nullptr);

@@ -24,6 +24,8 @@ void init_snmpMPDStats(void);
 void init_usmStats(void);
 // snmplib/transports/snmpUDPIPv6Domain.c: drops every com2sec6 mapping (exported, not declared).
 void netsnmp_udp6_com2Sec6List_free(void);
-// agent/snmp_agent.c: the session the master agent listens on.
+// agent/snmp_agent.c: the first session the master agent listens on.
 extern netsnmp_session* main_session;
+// snmplib/snmp_api.c: every open session (struct session_list is in snmp_api.h).
+extern struct session_list* Sessions;
 }

@@ -26,6 +26,8 @@ struct Transport {
 
   bool ipv6() const { return domain == Domain::kUdp6 || domain == Domain::kTcp6; }
   bool stream() const { return domain == Domain::kTcp || domain == Domain::kTcp6; }
+  // "[::]:P", "udp6:[::]:P", "tcp6:[::]:P": every address, IPv6 and IPv4 (listen_sessions.h).
+  bool dual_stack() const { return ipv6() && host == "::"; }
   // For net-snmp: "udp:127.0.0.1:161", "udp6:[::1]:161", "tcp:host:705", "unix:/path".
   std::string spec() const;
 };
