@@ -47,6 +47,26 @@ bool Daemon::wait_for(const std::string& text, std::chrono::milliseconds timeout
   return true;
 }
 
+double Daemon::sweeps() const {
+  const uint16_t port = web_port();
+  if (port == 0) return -1;
+  return metric_value(http_get(port, "/metrics/self"), "ibpulse_sweeps_total");
+}
+
+bool Daemon::wait_for_sweeps(int more, std::chrono::milliseconds timeout) const {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  double start = -1;
+  while ((start = sweeps()) < 0) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(50ms);
+  }
+  while (sweeps() < start + more) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(50ms);
+  }
+  return true;
+}
+
 bool Daemon::running() const {
   return sim::is_running(process_);
 }

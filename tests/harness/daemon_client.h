@@ -33,6 +33,13 @@ class Daemon {
   void signal(int sig) const;
   // SIGTERM, then the log once the daemon has written its totals (a test failure otherwise).
   std::string stop() const;
+  // Full sweeps done so far (ibpulse_sweeps_total on /metrics/self), -1 when not known.
+  double sweeps() const;
+  // Waits until `more` more sweeps have completed. The first may have begun before the call,
+  // so 2 means a whole sweep read after it, converted and published (the converter publishes a
+  // sweep's samples long before the next one ends): in place of a sleep "for a sweep".
+  bool wait_for_sweeps(int more,
+                       std::chrono::milliseconds timeout = std::chrono::seconds(30)) const;
   // The port its /metrics endpoint bound (from `event=web_listening`), 0 before it did.
   uint16_t web_port() const;
   // The UDP port of its SNMP agent (from `event=snmp_listening`), 0 before it bound one.

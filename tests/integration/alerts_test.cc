@@ -66,7 +66,7 @@ TEST(Alerts, ABadRuleIsReportedWithItsLineAndTheOthersApply) {
   EXPECT_NE(d.log().find(config.string() + ":12: rule 'bad_regex': name: bad regular expression"),
             std::string::npos)
       << d.log();
-  std::this_thread::sleep_for(1500ms);  // a base for the window before the errors
+  ASSERT_TRUE(d.wait_for_sweeps(2)) << d.log();  // a base for the window before the errors
   fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.PortRcvErrors=20");
   ASSERT_TRUE(d.wait_for("event=alert_raised rule=rcv_burst severity=critical node_guid=" +
                              guid_text(fabric().port("Hca2", 1).node_guid) + " port=1",
@@ -104,7 +104,7 @@ TEST(Alerts, SighupAppliesANewRuleSet) {
   std::ofstream(config) << with("after_hup");
   d.signal(SIGHUP);
   ASSERT_TRUE(d.wait_for("event=reloaded", 10s)) << d.log();
-  std::this_thread::sleep_for(1500ms);
+  ASSERT_TRUE(d.wait_for_sweeps(2)) << d.log();  // a reading under the new rules
   fabric().set("PerformanceSet \"Hca4\"[1] PortCounters.LinkDownedCounter=2");
   ASSERT_TRUE(d.wait_for("event=alert_raised rule=after_hup", 10s)) << d.log();
   fabric().set("PerformanceSet \"Hca4\"[1] PortCounters.LinkDownedCounter=0");
@@ -116,14 +116,16 @@ TEST(Alerts, SighupAppliesANewRuleSet) {
 TEST(Alerts, TheDefaultRulesReportASymbolErrorBurstWithinTenSeconds) {
   Daemon d(fabric(), {"--state.save-interval", "off"});  // the defaults: 1 s reads and snapshots
   ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
-  std::this_thread::sleep_for(3s);  // a history before the burst
-  const auto burst = Clock::now();
+  ASSERT_TRUE(d.wait_for_sweeps(3)) << d.log();  // a history before the burst
+  const double burst = d.sweeps();
   fabric().set("PerformanceSet \"Hca3\"[1] PortCounters.SymbolErrorCounter=400");
   const std::string raised =
       "event=alert_raised rule=symbol_error_burst severity=warning node_guid=" +
       guid_text(fabric().port("Hca3", 1).node_guid) + " port=1";
-  ASSERT_TRUE(d.wait_for(raised, 10s)) << d.log();
-  EXPECT_LT(Clock::now() - burst, 10s);
+  ASSERT_TRUE(d.wait_for(raised, 30s)) << d.log();
+  // Counted in sweeps, not by the clock: the sweep under way, the one that reads the burst and
+  // a snapshot after it. At the default 1 s reads that is well within the ten seconds.
+  EXPECT_LE(d.sweeps() - burst, 4) << d.log();
   EXPECT_NE(http_get(d.web_port(), "/metrics")
                 .find(active_series("Hca3", 1, "symbol_error_burst", "warning")),
             std::string::npos);
@@ -170,16 +172,25 @@ const char* const kReader =
     "-v3 -l authPriv -u reader -a SHA-256 -A reader-auth-1 -x AES -X reader-priv-1";
 
 // The default-context ifIndex of ifName `name`, read from the daemon's agent ("" if none).
+// The ifIndex of ifName `name`, once the agent serves its first snapshot (its own thread builds
+// the view after event=ready).
 std::string if_index_of(uint16_t port, const std::string& name,
                         const std::string& access = "-v2c -c public") {
-  const auto run =
-      snmp_tool("snmpbulkwalk " + access + " -On -Oq -t 2 -r 1 127.0.0.1:" + std::to_string(port) +
-                " 1.3.6.1.2.1.31.1.1.1.1");
-  for (const auto& [oid, value] : parse_varbinds(run.out)) {
-    if (value == name) return oid.substr(oid.rfind('.') + 1);
-  }
-  ADD_FAILURE() << "no ifName " << name << " in: " << run.out;
-  return "";
+  std::string out;
+  std::string index;
+  eventually(
+      [&] {
+        out = snmp_tool("snmpbulkwalk " + access + " -On -Oq -t 2 -r 1 127.0.0.1:" +
+                        std::to_string(port) + " 1.3.6.1.2.1.31.1.1.1.1")
+                  .out;
+        for (const auto& [oid, value] : parse_varbinds(out)) {
+          if (value == name) index = oid.substr(oid.rfind('.') + 1);
+        }
+        return !index.empty();
+      },
+      20s);
+  if (index.empty()) ADD_FAILURE() << "no ifName " << name << " in: " << out;
+  return index;
 }
 
 // The threshold notification's objects, in IBPULSE-MIB's order after sysUpTime and the trap OID.
@@ -238,16 +249,16 @@ TEST(AlertNotifications, ASymbolErrorBurstIsRaisedOnceAtEverySinkAndClearedAfter
   Daemon d(fabric(), {"--config", config.string(), "--snmp.listen", "127.0.0.1:0",
                       "--state.save-interval", "off"});
   ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
-  std::this_thread::sleep_for(500ms);  // the agent's first view
   const std::string if_index = if_index_of(d.snmp_port(), "Hca3/1");
   ASSERT_FALSE(if_index.empty());
-  std::this_thread::sleep_for(2s);
-  const auto burst = Clock::now();
+  ASSERT_TRUE(d.wait_for_sweeps(2)) << d.log();  // a history before the burst
+  const double burst = d.sweeps();
   fabric().set("PerformanceSet \"Hca3\"[1] PortCounters.SymbolErrorCounter=400");
-  auto at_v2c = v2c->wait_for(1, 10s);
+  auto at_v2c = v2c->wait_for(1, 30s);
   ASSERT_EQ(at_v2c.size(), 1u) << d.log() << v2c->output();
-  // One counters read and one snapshot (1 s each by default), not the dead sink's 2 s x 3 tries.
-  EXPECT_LT(at_v2c[0].seen - burst, 5s);
+  // One counters read and one snapshot (1 s each by default), not the dead sink's 2 s x 3
+  // tries: counted in sweeps, not by the clock.
+  EXPECT_LE(d.sweeps() - burst, 4) << d.log();
   EXPECT_EQ(at_v2c[0].trap_oid, kCrossed);
   EXPECT_NE(at_v2c[0].security.find("SNMP v2c, community public"), std::string::npos)
       << at_v2c[0].security;
@@ -267,8 +278,8 @@ TEST(AlertNotifications, ASymbolErrorBurstIsRaisedOnceAtEverySinkAndClearedAfter
     ASSERT_EQ(of_kind(*got, kCleared).size(), 1u);
     expect_threshold_varbinds(of_kind(*got, kCleared)[0], if_index, "0");
   }
-  std::this_thread::sleep_for(1s);
-  EXPECT_EQ(v2c->notifications().size(), 2u);  // nothing more
+  ASSERT_TRUE(d.wait_for_sweeps(2)) << d.log();  // more snapshots evaluated
+  EXPECT_EQ(v2c->notifications().size(), 2u);    // nothing more
   const std::string metrics = http_get(d.web_port(), "/metrics");
   EXPECT_NE(metrics.find("\nibpulse_notifications_sent_total 4\n"), std::string::npos)
       << metrics.substr(metrics.find("ibpulse_notif"), 400);
@@ -290,7 +301,6 @@ TEST(AlertNotifications, UnlinkAndRelinkSendLinkDownAndLinkUpAndFlapsDoNotStorm)
   ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
   const PortInfo& hca = fabric().port("Hca1", 1);
   const std::string switch_port = hca.remote_node + "/" + std::to_string(hca.remote_port);
-  std::this_thread::sleep_for(500ms);  // the agent's first view
   const std::string if_index = if_index_of(d.snmp_port(), switch_port, kReader);
   ASSERT_FALSE(if_index.empty());
   ASSERT_EQ(fabric().sim("link-down", {"Hca1[1]"}).exit_code, 0);

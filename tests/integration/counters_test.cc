@@ -126,7 +126,7 @@ TEST(Counters, DataCountersUnderSimTrafficEqualTheInjectedTotals) {
   ASSERT_EQ(traffic.exit_code, 0) << traffic.err;
   const auto report = nlohmann::json::parse(traffic.out);
   // Two more of the daemon's sweeps: its last reading comes after the generator's last write.
-  std::this_thread::sleep_for(1200ms);
+  ASSERT_TRUE(d.wait_for_sweeps(2)) << d.log();
   const std::string log = d.stop();
   EXPECT_EQ(stopped_stat(log, "lossy_intervals"), 0u) << log;
   EXPECT_EQ(stopped_stat(log, "foreign_clears"), 0u) << log;
@@ -189,11 +189,11 @@ TEST(Counters, ThirtyTwoBitOnlyNodeWithNeverPolicyLatchesAndCountsUpToTheLatch) 
   CountingDaemon d(
       {"--poll.counters-interval", "300ms", "--poll.no-extended-nodes", guid_of("Hca3")});
   ASSERT_TRUE(d.wait_for("event=ready ports=12 stale=0", 15s)) << d.log();
-  std::this_thread::sleep_for(400ms);
+  ASSERT_TRUE(d.wait_for_sweeps(1)) << d.log();  // a reading below the latch
   // Driven past the latch: ibsim clamps at the field's width, as hardware latches.
   set("Hca3", "PortCounters.PortRcvData=" + std::to_string(kLatch32 + 2000000));
   set("Hca3", "PortCounters.PortRcvPkts=" + std::to_string(kLatch32 + 2000));
-  std::this_thread::sleep_for(700ms);
+  ASSERT_TRUE(d.wait_for_sweeps(2)) << d.log();
   EXPECT_EQ(fabric().perfquery("Hca3", 1, "PortRcvData"), kLatch32) << "never cleared";
   const std::string log = d.stop();
   // Up to the latch: first reading + deltas = the latched value, scaled; marked saturated.
@@ -256,7 +256,7 @@ TEST(Counters, ThirtyTwoBitOnlyNodeWithThresholdPolicyClearsExactlyItsDataCounte
   // Driven on, as traffic would (read, then current + more): below the threshold again.
   const uint64_t now = fabric().perfquery("Hca4", 1, "PortXmitData");
   set("Hca4", "PortCounters.PortXmitData=" + std::to_string(now + kMore));
-  std::this_thread::sleep_for(700ms);
+  ASSERT_TRUE(d.wait_for_sweeps(2)) << d.log();
   const std::string log = d.stop();
   // Every count injected is exported: start + more, beyond the 32-bit range, give or take the
   // MADs addressed to Hca4 while the daemon ran (each adds at most 72 dwords to PortXmitData;

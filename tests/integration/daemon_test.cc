@@ -294,7 +294,7 @@ TEST(Daemon, ALidChangeIsFollowed) {
   ASSERT_TRUE(d.wait_for(change, 10s)) << d.log();
   // Sweeps after the change read every port again, at its new LID.
   const auto from = d.log().find(change);
-  std::this_thread::sleep_for(1s);
+  ASSERT_TRUE(d.wait_for_sweeps(2)) << d.log();
   const std::string after = d.log().substr(from);
   EXPECT_NE(after.find("ports=12 stale=0"), std::string::npos) << after;
   EXPECT_EQ(fabric().sim("lid", {"Hca3[1]", std::to_string(old_lid)}).exit_code, 0);
@@ -323,7 +323,7 @@ TEST(Daemon, ThresholdClearsExactlyTheCounterNearItsLatchAndLosesNothing) {
   EXPECT_EQ(fabric().perfquery("Hca4", 1, "PortRcvErrors"), 100u);
   // Driven on past where the 16-bit counter would have latched: 60000 + 10000 = 70000.
   fabric().set("PerformanceSet \"Hca4\"[1] PortCounters.SymbolErrorCounter=10000");
-  std::this_thread::sleep_for(1s);
+  ASSERT_TRUE(d.wait_for_sweeps(2)) << d.log();
   d.signal(SIGTERM);
   ASSERT_TRUE(d.wait_for("event=stopped", 5s)) << d.log();
   const std::string log = d.log();
@@ -343,7 +343,7 @@ TEST(Daemon, NeverPolicyLeavesLatchedCountersAloneAndSeesForeignClears) {
   Daemon d(fabric(), {"--poll.counters-interval", "300ms", "--log.level", "trace",
                       "--state.save-interval", "off"});
   ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
-  std::this_thread::sleep_for(700ms);
+  ASSERT_TRUE(d.wait_for_sweeps(2)) << d.log();  // more readings of the latched counter
   EXPECT_EQ(fabric().perfquery("Hca3", 1, "SymbolErrorCounter"), 65535u) << "never cleared";
   // perfquery -R style: another tool clears it; what it counts afterwards adds on.
   fabric().set("PerformanceSet \"Hca3\"[1] PortCounters.SymbolErrorCounter=7");
@@ -369,7 +369,7 @@ TEST(Daemon, FrequentForeignClearsAreReported) {
                       "--state.save-interval", "off", "--log.level", "trace"});
   ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
   for (const char* value : {"30", "20", "10"}) {
-    std::this_thread::sleep_for(600ms);
+    ASSERT_TRUE(d.wait_for_sweeps(2)) << d.log();  // each value read on its own
     fabric().set(std::string("PerformanceSet \"Hca1\"[1] PortCounters.PortRcvErrors=") + value);
   }
   ASSERT_TRUE(d.wait_for("event=frequent_foreign_clears clears=3 ports=1 ", 10s)) << d.log();
@@ -406,7 +406,7 @@ TEST(Daemon, InterfaceStatusFollowsDiscoveryAndVanishedPortsExpire) {
     ASSERT_EQ(fabric().sim("link-down", {"Hca1[1]"}).exit_code, 0);
     ASSERT_TRUE(d.wait_for("event=node_removed node_guid=" + guid_text(hca.node_guid), 15s))
         << d.log();
-    std::this_thread::sleep_for(1500ms);  // a snapshot after the rediscovery
+    ASSERT_TRUE(d.wait_for_sweeps(2)) << d.log();  // a snapshot after the rediscovery
     log = d.stop();
   }
   const std::string up = status_line(log, "Hca2", 1);
@@ -433,7 +433,11 @@ TEST(Daemon, InterfaceStatusFollowsDiscoveryAndVanishedPortsExpire) {
     ASSERT_EQ(fabric().sim("link-down", {"Hca1[1]"}).exit_code, 0);
     ASSERT_TRUE(d.wait_for("event=node_removed node_guid=" + guid_text(hca.node_guid), 15s))
         << d.log();
-    std::this_thread::sleep_for(2500ms);  // past the grace period, and a snapshot after it
+    // Past the grace period: its series leave /metrics.
+    const std::string guid = "node_guid=\"" + guid_text(hca.node_guid) + "\"";
+    EXPECT_TRUE(eventually(
+        [&] { return http_get(d.web_port(), "/metrics").find(guid) == std::string::npos; }, 20s))
+        << guid;
     log = d.stop();
   }
   EXPECT_EQ(status_line(log, "Hca1", 1), "") << log;  // forgotten: no row, no totals

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "daemon_client.h"
+#include "eventually.h"
 #include "sim_fabric.h"
 
 namespace ibpulse::testing {
@@ -143,7 +144,10 @@ TEST(PrometheusServer, ThirtyTwoBitOnlyNodeClearedUnderThresholdShowsNoResets) {
   set("Hca4", "PortCounters.PortXmitData=" + std::to_string(after_clear + kMore));
   const double expected = static_cast<double>((kStart + kMore) * 4);
   ASSERT_GE(prom.wait_at_least(xmit, expected, 15s), expected - kMadSlackBytes);
-  std::this_thread::sleep_for(2s);  // two more scrapes at the new value
+  // Two more scrapes at the new value.
+  const double scraped = prom.value("count_over_time(" + xmit + "[5m])");
+  ASSERT_TRUE(eventually(
+      [&] { return prom.value("count_over_time(" + xmit + "[5m])") >= scraped + 2; }, 30s));
   const double at = unix_now();
 
   std::string error;

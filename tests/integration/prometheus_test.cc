@@ -137,7 +137,7 @@ TEST(Prometheus, AScrapeMatchesTheGoldenFile) {
   Daemon d(fabric(), {"--web.listen-address", "127.0.0.1:0", "--poll.counters-interval", "300ms",
                       "--counters.publish-interval", "200ms", "--state.save-interval", "off"});
   ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
-  std::this_thread::sleep_for(700ms);
+  ASSERT_TRUE(d.wait_for_sweeps(2)) << d.log();
   const std::string scrape = http_get(d.web_port(), "/metrics");
   d.stop();
   for (const char* reset :

@@ -99,8 +99,19 @@ TEST_F(Sampling, DetectsATagWrittenOverOurs) {
   const auto r = sample({"--interval", "1000"}, 1);
   EXPECT_EQ(r["outcome"], "clobbered");
   EXPECT_NE(r["detail"].get<std::string>().find("0xbeef"), std::string::npos) << r["detail"];
+  // The abandoned sample must be over before the next test samples the port: its
+  // SampleStatus back at 0 (done), read as any manager would.
   mode("normal");
-  std::this_thread::sleep_for(100ms);  // let the abandoned sample finish
+  std::string control;
+  EXPECT_TRUE(eventually(
+      [&] {
+        control =
+            fabric().exec({"perfquery", "-c", std::to_string(fabric().lid("Hca2", 1)), "1"}).out;
+        return control.find("SampleStatus") != std::string::npos &&
+               perfquery_field(control, "SampleStatus") == 0;
+      },
+      20s))
+      << control;
 }
 
 sim::CommandOutput run_daemon_sampling(const std::vector<std::string>& extra = {}) {

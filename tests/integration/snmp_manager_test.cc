@@ -72,7 +72,7 @@ TEST(SnmpManager, SnmpExporterSeesTheSameCountersAsTheMetricsEndpoint) {
   ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
   fabric().set("PerformanceSet \"Switch2\"[1] PortCountersExtended.PortXmitData=2500000000");
   fabric().set("PerformanceSet \"Switch2\"[1] PortCountersExtended.PortXmitPkts=1000");
-  std::this_thread::sleep_for(1500ms);  // a sweep and a publish after the values were set
+  ASSERT_TRUE(d.wait_for_sweeps(3)) << d.log();  // a sweep and a publish after the values were set
 
   SnmpExporter exporter;
   ASSERT_NE(exporter.process.pid, 0) << "prometheus-snmp-exporter did not start";

@@ -87,7 +87,7 @@ TEST(Snmp, IfXTableAndIbIfMibEqualTheFormulasOnPerfqueryReadings) {
         "PortCounters.PortXmitConstraintErrors=2"}) {
     fabric().set("PerformanceSet " + sw + set);
   }
-  std::this_thread::sleep_for(1500ms);  // a sweep and a publish after the values were set
+  ASSERT_TRUE(d.wait_for_sweeps(3)) << d.log();  // a sweep and a publish after the values were set
   const auto ext = [](const char* f) { return fabric().perfquery("Switch2", 1, f, true); };
   const auto basic = [](const char* f) { return fabric().perfquery("Switch2", 1, f); };
   const std::string index = if_indexes(port, "public").at("Switch2/1");
@@ -197,9 +197,10 @@ TEST(Snmp, NodeContextsServeOneNodeNumberedByPort) {
   Daemon d(fabric(), {"--snmp.community", "public", "--snmp.community", "ops",
                       "--state.save-interval", "off"});
   ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
-  std::this_thread::sleep_for(500ms);
   const uint16_t port = d.snmp_port();
-  EXPECT_EQ(if_indexes(port, "public").size(), 24u);  // every port of the fabric
+  // Every port of the fabric, once the agent serves the first snapshot.
+  EXPECT_TRUE(eventually([&] { return if_indexes(port, "public").size() == 24u; }, 20s))
+      << if_indexes(port, "public").size();
   for (const std::string community : {"public", "ops"}) {
     const auto sw = if_indexes(port, community + "@" + guid_context("Switch2"));
     ASSERT_EQ(sw.size(), 8u) << community;
@@ -261,16 +262,15 @@ TEST(Snmp, IfIndexSurvivesARestartThatChangesTheTopology) {
   {
     Daemon d(fabric(), args);
     ASSERT_TRUE(d.wait_for("event=ready ports=12", 10s)) << d.log();
-    std::this_thread::sleep_for(500ms);
-    before = if_indexes(d.snmp_port(), "public");
+    // The agent's view of the first snapshot: every row at once.
+    eventually([&] { return !(before = if_indexes(d.snmp_port(), "public")).empty(); }, 20s);
     d.stop();
   }
   ASSERT_EQ(fabric().sim("link-down", {"Hca1[1]"}).exit_code, 0);
   {
     Daemon d(fabric(), args);
     const bool ready = d.wait_for("event=ready", 10s);
-    std::this_thread::sleep_for(500ms);
-    after = if_indexes(d.snmp_port(), "public");
+    eventually([&] { return !(after = if_indexes(d.snmp_port(), "public")).empty(); }, 20s);
     d.stop();
     EXPECT_TRUE(ready) << d.log();
   }
@@ -304,8 +304,12 @@ TEST(Snmp, V3AuthPrivOnlyAndNoV2cUnlessConfigured) {
       " -On -Oq -t 1 -r 0 127.0.0.1:" + std::to_string(d.snmp_port()) + " 1.3.6.1.2.1.2.1.0";
   const std::string good =
       "snmpget -v3 -u monitor -l authPriv -a SHA-256 -A auth-secret-1 -x AES -X priv-secret-1";
-  std::this_thread::sleep_for(300ms);
-  SnmpToolRun ok = snmp_tool(good + target);
+  SnmpToolRun ok;
+  eventually(  // the agent's first view
+      [&] {
+        return parse_varbinds((ok = snmp_tool(good + target)).out)[".1.3.6.1.2.1.2.1.0"] == "24";
+      },
+      20s);
   EXPECT_EQ(ok.status, 0) << ok.out;
   EXPECT_EQ(parse_varbinds(ok.out)[".1.3.6.1.2.1.2.1.0"], "24");
   SnmpToolRun in_context = snmp_tool(good + " -n " + guid_context("Switch1") + target);
@@ -345,10 +349,11 @@ TEST(Snmp, OnlyConfiguredSourcesReadAndNothingIsWritable) {
                       "--snmp.sys-name", "fabric-a", "--state.save-interval", "off"});
   ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
   const std::string target = " -On -Oq -t 1 -r 0 127.0.0.1:" + std::to_string(d.snmp_port());
-  std::this_thread::sleep_for(300ms);
-  EXPECT_EQ(parse_varbinds(
-                snmp_tool("snmpget -v2c -c public" + target + sys_name).out)[".1.3.6.1.2.1.1.5.0"],
-            "fabric-a");
+  const auto get_sys_name = [&] {
+    return parse_varbinds(
+        snmp_tool("snmpget -v2c -c public" + target + sys_name).out)[".1.3.6.1.2.1.1.5.0"];
+  };
+  EXPECT_TRUE(eventually([&] { return get_sys_name() == "fabric-a"; }, 20s)) << get_sys_name();
   for (const std::string& oid : {sys_name, std::string(" 1.3.6.1.2.1.31.1.1.1.18.1")}) {
     SnmpToolRun set = snmp_tool("snmpset -v2c -c public" + target + oid + " s changed");
     EXPECT_NE(set.status, 0) << set.out;
