@@ -110,7 +110,10 @@ void ConvertLoop::report(const collector::RawSample& s, const converters::ApplyE
     return fmt::format("node_guid={} port={} attribute={}", guid_string(s.port.node_guid),
                        s.port.port, attribute_name(s.attribute));
   };
-  if (events.own_clear) state_.save_soon(s.received);
+  // A clear moved the baseline below the saved reading: until the next save, a restart would
+  // compare the hardware with that older reading and lose (or, above it, miscount) what was
+  // read between the save and the clear. Ours erased counts; another tool's too.
+  if (events.own_clear || events.foreign_clear) state_.save_soon(s.received);
   if (events.own_clear) {
     spdlog::info("event=counters_cleared {} fields={} note=\"our clear (counters.clear-policy)\"",
                  port(), field_names(s.attribute, s.cleared));

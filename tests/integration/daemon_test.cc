@@ -557,6 +557,44 @@ TEST(DaemonState, ASigkillRightAfterAnOwnClearLosesNoCount) {
   std::filesystem::remove_all(dir);
 }
 
+// Another tool's clear moves the baseline below the saved reading: the state is saved soon
+// after it, so a SIGKILL then loses nothing, with no periodic save due for an hour.
+TEST(DaemonState, ASigkillAfterAForeignClearLosesNoCount) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("ibpulse-state-foreign-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.PortRcvErrors=100");
+  {
+    Daemon d(fabric(), {"--poll.counters-interval", "300ms", "--state.dir", dir.string(),
+                        "--state.save-interval", "1h", "--log.level", "debug"});
+    ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+    fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.PortRcvErrors=150");
+    ASSERT_TRUE(d.wait_for_sweeps(2)) << d.log();                              // 150 read
+    fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.PortRcvErrors=20");  // cleared, +20
+    const std::string foreign =
+        "event=foreign_clear node_guid=" + guid_text(fabric().port("Hca2", 1).node_guid) +
+        " port=1 attribute=PortCounters";
+    ASSERT_TRUE(d.wait_for(foreign, 10s)) << d.log();
+    ASSERT_TRUE(eventually(
+        [&] {
+          const std::string log = d.log();
+          return log.find("event=state_saved", log.find(foreign)) != std::string::npos;
+        },
+        10s))
+        << d.log();
+    d.signal(SIGKILL);
+  }
+  fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.PortRcvErrors=25");  // after it, +5
+  const auto out = fabric().exec({IBPULSE_BINARY_FOR_TESTS, "run", "--exit-after-sweeps", "2",
+                                  "--poll.counters-interval", "300ms", "--state.dir", dir.string(),
+                                  "--log.level", "trace"});
+  EXPECT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_NE(out.err.find("event=state_loaded"), std::string::npos) << out.err;
+  EXPECT_EQ(total_in(out.err, total_line("Hca2", 1, "rcv_errors")), 175u) << out.err;
+  fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.PortRcvErrors=0");
+  std::filesystem::remove_all(dir);
+}
+
 TEST(DaemonState, OffMeansNoFile) {
   const auto dir =
       std::filesystem::temp_directory_path() / ("ibpulse-state-off-" + std::to_string(::getpid()));
