@@ -62,6 +62,14 @@ Result<ProcessRef> start_ibsim(const FabricState& s, const Topology& topology,
   return ibsim;
 }
 
+// The shim preloaded after umad2sim (sim/shim/umad_agents_shim.cc): beside the running
+// ibpulse binary, else where this build made it (a test binary running the library itself).
+std::filesystem::path umad2sim_shim() {
+  auto beside = self_executable().parent_path() / "libibpulse-umad2sim-shim.so";
+  if (std::filesystem::exists(beside)) return beside;
+  return IBPULSE_UMAD2SIM_SHIM_BUILT;
+}
+
 Status check_tools() {
   for (const char* tool : {"ibsim", "opensm"}) {
     if (!find_program(tool)) {
@@ -71,6 +79,10 @@ Status check_tools() {
   }
   if (!std::filesystem::exists(kUmad2simLibrary)) {
     return Err("{} is missing (Debian: libumad2sim0)", kUmad2simLibrary);
+  }
+  if (!std::filesystem::exists(umad2sim_shim())) {
+    return Err("{} is missing: it is built with ibpulse (target ibpulse_umad2sim_shim)",
+               umad2sim_shim().string());
   }
   return Ok{};
 }
@@ -188,7 +200,7 @@ Result<FabricState> up(const UpOptions& o) {
   FabricState s;
   s.name = o.name;
   s.socket_name = unique_socket_name(o.name);
-  s.preload = std::string(kUmad2simLibrary);
+  s.preload = std::string(kUmad2simLibrary) + ":" + umad2sim_shim().string();
   s.paths = paths;
   s.nodes = o.topology.nodes.size();
   s.switches = o.topology.switch_count();

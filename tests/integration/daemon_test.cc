@@ -263,6 +263,17 @@ TEST(Daemon, ADownedLinkIsSeenAndStopsCostingReads) {
   EXPECT_TRUE(d.wait_for("event=stopped", 5s));
 }
 
+// Every discovery opens a umad port of its own and registers two SMP classes on it. umad2sim
+// gave back one agent when the port closed and has 32 slots: the 16th discovery or so failed
+// ("Cannot allocate memory") until `sim` preloaded its shim. Many discoveries, none failing.
+TEST(Daemon, RediscoveriesKeepWorkingOnTheSimulator) {
+  Daemon d(fabric(), {"--discovery.interval", "1s", "--state.save-interval", "off"});
+  ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+  EXPECT_TRUE(eventually([&] { return count(d.log(), "event=discovered ") >= 20; }, 90s))
+      << d.log();
+  EXPECT_EQ(count(d.log(), "event=discovery_failed"), 0u) << d.log();
+}
+
 TEST(Daemon, PortInfoReadsSeeALinkGoDownAndComeBackBetweenDiscoveries) {
   // Only PortInfo reads report port_state_changed (discovery reports link_down/link_up).
   Daemon d(fabric(),
