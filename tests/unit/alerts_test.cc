@@ -2,7 +2,11 @@
 // storm control, with the exact events each step must produce.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "alert_fabric.h"
 #include "ibpulse/exporters/alerts/engine.h"
@@ -69,6 +73,39 @@ TEST(AlertRules, ABadRuleIsReportedWithItsLineAndTheOthersStay) {
   ASSERT_EQ(parsed.rules.size(), 1u);
   EXPECT_EQ(parsed.rules[0].name, "d");
   EXPECT_EQ(parsed.rules[0].threshold, 0);
+}
+
+// std::regex copies what a bound repeats, nested bounds multiplied, and reads the bound into
+// a long unchecked (fuzz_alert_rules found "{33333333333333333333}"): such a pattern is refused
+// with what is wrong before std::regex sees it; ordinary ones compile.
+TEST(AlertRules, ANamePatternThatExpandsPastTheLimitsIsRefused) {
+  const auto rule = [](const std::string& pattern) {
+    return RuleText{
+        R"({"name": "r", "counter": "symbol_error", "condition": "increased", "scope": {"name": )" +
+            nlohmann::json(pattern).dump() + "}}",
+        "f"};
+  };
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"x{33333333333333333333}", "the repetition '{33333333333333333333}' counts above 255"},
+      {"a{256}", "the repetition '{256}' counts above 255"},
+      {"a{1,999}", "the repetition '{1,999}' counts above 255"},
+      {"(a{100}){101}", "more than 10000 atoms once its repetitions are expanded"},
+      {"((a{25}){25}){25}", "more than 10000 atoms once its repetitions are expanded"},
+      {"b)((a{25}){25}){25}", "more than 10000 atoms once its repetitions are expanded"},
+      {std::string(1025, 'a'), "longer than 1024 characters"}};
+  for (const auto& [pattern, why] : refused) {
+    const auto parsed = parse_rules({rule(pattern)}, false);
+    ASSERT_EQ(parsed.errors.size(), 1u) << pattern;
+    EXPECT_NE(parsed.errors[0].find("name: bad regular expression"), std::string::npos)
+        << parsed.errors[0];
+    EXPECT_NE(parsed.errors[0].find(why), std::string::npos) << parsed.errors[0];
+  }
+  for (const std::string pattern :
+       {"^leaf[0-9]{1,3}$", "[{]x{2,}", "(sw|leaf){2}z{255}", "[[:alpha:]]{3}", "a\\{"}) {
+    const auto parsed = parse_rules({rule(pattern)}, false);
+    EXPECT_TRUE(parsed.errors.empty()) << pattern << ": " << parsed.errors.front();
+    EXPECT_EQ(parsed.rules.size(), 1u) << pattern;
+  }
 }
 
 TEST(AlertRules, EnabledAndThresholdsMustSayWhatTheyMean) {

@@ -12,6 +12,7 @@
 #include "counter_source.h"
 #include "ibpulse/base/duration.h"
 #include "ibpulse/exporters/alerts/rule.h"
+#include "name_pattern.h"
 
 namespace ibpulse::exporters::alerts {
 namespace {
@@ -150,11 +151,9 @@ Status parse_scope(const json& s, Scope& scope) {
       }
     } else if (key == "name") {
       scope.name_text = text_of(v);
-      try {
-        scope.name = std::make_shared<const std::regex>(scope.name_text, std::regex::extended);
-      } catch (const std::regex_error& e) {
-        return Err("name: bad regular expression '{}': {}", scope.name_text, e.what());
-      }
+      auto compiled = detail::compile_name_pattern(scope.name_text);
+      if (!compiled) return Err("name: {}", compiled.error());
+      scope.name = std::move(*compiled);
     } else if (key == "ports") {
       auto ports = parse_ports(v);
       if (!ports) return Error{ports.error()};
