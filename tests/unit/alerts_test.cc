@@ -89,6 +89,7 @@ TEST(AlertRules, ANamePatternThatExpandsPastTheLimitsIsRefused) {
       {"x{33333333333333333333}", "the repetition '{33333333333333333333}' counts above 255"},
       {"a{256}", "the repetition '{256}' counts above 255"},
       {"a{1,999}", "the repetition '{1,999}' counts above 255"},
+      {"a{3333333333333333333333,3:}", "the repetition '{3333333333333333333333,3' counts above"},
       {"(a{100}){101}", "more than 10000 atoms once its repetitions are expanded"},
       {"((a{25}){25}){25}", "more than 10000 atoms once its repetitions are expanded"},
       {"b)((a{25}){25}){25}", "more than 10000 atoms once its repetitions are expanded"},

@@ -119,12 +119,14 @@ class Measure {
     const bool comma = at_ < p_.size() && p_[at_] == ',';
     if (comma) ++at_;
     const std::string_view high = comma ? number() : std::string_view();
-    if (at_ >= p_.size() || p_[at_] != '}') return size_t{1};  // std::regex says what is wrong
-    ++at_;
+    const bool closed = at_ < p_.size() && p_[at_] == '}';
+    if (closed) ++at_;
+    // Even in a bound std::regex will refuse: it reads the number before it sees what is wrong.
     for (const std::string_view digits : {low, high}) {
       if (digits.size() > 3 || (!digits.empty() && to_size(digits) > kMaxBound))
         return Err("the repetition '{}' counts above {}", p_.substr(start, at_ - start), kMaxBound);
     }
+    if (!closed) return size_t{1};  // std::regex says what is wrong
     if (comma && high.empty()) return to_size(low) + 1;
     return std::max(to_size(low), to_size(high));
   }
