@@ -538,6 +538,18 @@ TEST(DaemonState, ASecondDaemonOnTheSameDirectoryRunsWithoutAStateFile) {
   std::filesystem::remove_all(dir);
 }
 
+// A daemon started again on `dir` for two sweeps: it loads the state, and Hca2[1]'s `counter`
+// totals `expected`.
+void expect_total_after_restart(const std::filesystem::path& dir, const std::string& counter,
+                                uint64_t expected) {
+  const auto out = fabric().exec({IBPULSE_BINARY_FOR_TESTS, "run", "--exit-after-sweeps", "2",
+                                  "--poll.counters-interval", "300ms", "--state.dir", dir.string(),
+                                  "--log.level", "trace"});
+  EXPECT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_NE(out.err.find("event=state_loaded"), std::string::npos) << out.err;
+  EXPECT_EQ(total_in(out.err, total_line("Hca2", 1, counter)), expected) << out.err;
+}
+
 // Our own clear erases what the hardware counted: the reading that asked for it is saved (and
 // fsynced) before the clear goes out, so a SIGKILL right after the clear loses nothing, even
 // with no periodic save due for an hour.
@@ -558,12 +570,7 @@ TEST(DaemonState, ASigkillRightAfterAnOwnClearLosesNoCount) {
   }
   EXPECT_EQ(fabric().perfquery("Hca2", 1, "PortXmitDiscards"), 0u) << "the clear went out";
   fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.PortXmitDiscards=500");  // after it
-  const auto out = fabric().exec({IBPULSE_BINARY_FOR_TESTS, "run", "--exit-after-sweeps", "2",
-                                  "--poll.counters-interval", "300ms", "--state.dir", dir.string(),
-                                  "--log.level", "trace"});
-  EXPECT_EQ(out.exit_code, 0) << out.err;
-  EXPECT_NE(out.err.find("event=state_loaded"), std::string::npos) << out.err;
-  EXPECT_EQ(total_in(out.err, total_line("Hca2", 1, "xmit_discards")), 60500u) << out.err;
+  expect_total_after_restart(dir, "xmit_discards", 60500);
   fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.PortXmitDiscards=0");
   std::filesystem::remove_all(dir);
 }
@@ -596,12 +603,7 @@ TEST(DaemonState, ASigkillAfterAForeignClearLosesNoCount) {
     d.signal(SIGKILL);
   }
   fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.PortRcvErrors=25");  // after it, +5
-  const auto out = fabric().exec({IBPULSE_BINARY_FOR_TESTS, "run", "--exit-after-sweeps", "2",
-                                  "--poll.counters-interval", "300ms", "--state.dir", dir.string(),
-                                  "--log.level", "trace"});
-  EXPECT_EQ(out.exit_code, 0) << out.err;
-  EXPECT_NE(out.err.find("event=state_loaded"), std::string::npos) << out.err;
-  EXPECT_EQ(total_in(out.err, total_line("Hca2", 1, "rcv_errors")), 175u) << out.err;
+  expect_total_after_restart(dir, "rcv_errors", 175);
   fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.PortRcvErrors=0");
   std::filesystem::remove_all(dir);
 }
