@@ -259,7 +259,8 @@ const std::vector<KeyDef>& key_defs() {
       {{"discovery.cache-max-age",
         "Start from the topology the last discovery cached in state.dir (one file per local "
         "port) when it is younger than this, instead of discovering at start; off: always "
-        "discover at start (and write no cache)",
+        "discover at start (the cache is still written while state.save-interval is on: a "
+        "restart keeps polling the nodes its first discovery misses)",
         "off"},
        duration_or_off(IBPULSE_FIELD(discovery_cache_max_age), 1s)},
       {{"mad.window", "PMA MADs in flight (capped at 64 on the simulator)", "256"},
@@ -637,7 +638,9 @@ Result<DaemonConfig> build_config(const std::filesystem::path& file, const Confi
         std::chrono::duration_cast<std::chrono::seconds>(config.discovery_cache_max_age).count(),
         std::chrono::duration_cast<std::chrono::seconds>(config.poller.rediscover).count());
   }
-  if (config.discovery_cache_max_age.count() > 0) {
+  // The cache also tells a restart which nodes the last run polled (collector/discovery.h):
+  // written wherever state is kept.
+  if (config.discovery_cache_max_age.count() > 0 || config.state_save_interval.count() > 0) {
     const std::filesystem::path dir =
         config.state_dir.empty() ? default_state_dir() : std::filesystem::path(config.state_dir);
     config.poller.discovery.cache_file = dir / "topology";

@@ -109,19 +109,28 @@ Result<FabricPtr> discover_fabric(const DiscoveryOptions& o) {
   return fabric;
 }
 
-// The cache when it is younger than the options allow, else null and why not (empty: no
-// cache asked for, or none there yet).
-FabricPtr load_cache(const DiscoveryOptions& o, std::chrono::seconds& age, std::string& why) {
+// The cache when it is at most `max_age` old, else null and why not (empty: no cache asked
+// for, or none there yet).
+FabricPtr load_cache(const std::filesystem::path& file, std::chrono::seconds max_age,
+                     std::chrono::seconds& age, std::string& why) {
   std::error_code ec;
-  if (o.cache_file.empty() || o.cache_max_age.count() == 0) return nullptr;
-  const auto written = std::filesystem::last_write_time(o.cache_file, ec);
+  if (file.empty() || max_age.count() == 0) return nullptr;
+  const auto written = std::filesystem::last_write_time(file, ec);
   if (ec) return nullptr;
   age = std::chrono::duration_cast<std::chrono::seconds>(
       std::filesystem::file_time_type::clock::now() - written);
-  if (age > o.cache_max_age || age < std::chrono::seconds(0)) return nullptr;
-  FabricPtr fabric(ibnd_load_fabric(o.cache_file.c_str(), 0));
-  if (!fabric) why = fmt::format("cannot read {}", o.cache_file.string());
+  if (age > max_age || age < std::chrono::seconds(0)) return nullptr;
+  FabricPtr fabric(ibnd_load_fabric(file.c_str(), 0));
+  if (!fabric) why = fmt::format("cannot read {}", file.string());
   return fabric;
+}
+
+Topology read_cached(const ibnd_fabric_t& fabric, const DiscoveryOptions& o,
+                     std::chrono::seconds age) {
+  Topology t = read_fabric(fabric, o);
+  t.from_cache = true;
+  t.cache_age = age;
+  return t;
 }
 
 // Written beside (named by the process: daemons of one host may share a state directory) and
@@ -140,20 +149,40 @@ std::string write_cache(ibnd_fabric_t* fabric, const std::filesystem::path& file
 
 }  // namespace
 
+std::filesystem::path pending_cache_file(const std::filesystem::path& cache_file) {
+  std::filesystem::path pending = cache_file;
+  pending += ".pending";
+  return pending;
+}
+
+Status commit_discovery_cache(const std::filesystem::path& cache_file) {
+  std::error_code ec;
+  std::filesystem::rename(pending_cache_file(cache_file), cache_file, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    return Err("cannot rename {} to {}: {}", pending_cache_file(cache_file).string(),
+               cache_file.string(), ec.message());
+  return Ok{};
+}
+
+Result<Topology> load_cached_topology(const DiscoveryOptions& o, std::chrono::seconds max_age) {
+  std::string why;
+  std::chrono::seconds age{0};
+  FabricPtr cached = load_cache(o.cache_file, max_age, age, why);
+  if (!why.empty()) return Error{why};
+  if (!cached) return Topology{};
+  return read_cached(*cached, o, age);
+}
+
 Result<Topology> discover(const DiscoveryOptions& o) {
   std::string cache_error;
   std::chrono::seconds age{0};
-  if (FabricPtr cached = load_cache(o, age, cache_error)) {
-    Topology t = read_fabric(*cached, o);
-    t.from_cache = true;
-    t.cache_age = age;
-    return t;
-  }
+  if (FabricPtr cached = load_cache(o.cache_file, o.cache_max_age, age, cache_error))
+    return read_cached(*cached, o, age);
   auto fabric = discover_fabric(o);
   if (!fabric) return Error{fabric.error()};
   Topology t = read_fabric(**fabric, o);
   if (!o.cache_file.empty()) {
-    const std::string written = write_cache(fabric->get(), o.cache_file);
+    const std::string written = write_cache(fabric->get(), pending_cache_file(o.cache_file));
     if (!written.empty()) cache_error = written;
   }
   t.cache_error = std::move(cache_error);

@@ -97,6 +97,7 @@ struct Poller::State {
   Scheduler scheduler{Intervals{}};
   Clock::time_point next_discovery{};
   Clock::time_point last_discovery{};
+  bool last_run_consulted = false;  // the first discovery looked for the last run's topology
 
   std::vector<SampledPort> sampled;
   uint64_t local_samples = 0;
@@ -190,12 +191,12 @@ struct Poller::State {
       next_discovery = std::min(
           next_discovery, now + std::max<Clock::duration>(options.rediscover - fresh.cache_age,
                                                           Clock::duration::zero()));
-    for (Port& p : fresh.ports)
-      p.subnet = options.subnet;
-    std::erase_if(fresh.ports,
-                  [&](const Port& p) { return options.skip_nodes.contains(p.key.node_guid); });
-    shard_nodes = keep_shard_ports(fresh, options.shard);
-    shard_nodes += report_missing(missing.carry_over(fresh, whole));
+    shard_nodes = own(fresh);
+    const Topology last_run = last_run_topology(fresh);
+    const MissingNodes::Outcome outcome =
+        missing.carry_over(fresh, last_run.nodes.empty() ? whole : last_run);
+    shard_nodes += report_missing(outcome);
+    if (!fresh.from_cache && outcome.kept.empty()) commit_cache();
     if (options.split) local_port_up();
     const TopologyChanges changes = diff(whole, fresh);
     // Kept until the next discovery: without the slack of its growth and of the shard's and
@@ -215,6 +216,40 @@ struct Poller::State {
     if (events.discovered && (!options.split || options.split->leader() == options.split_index))
       events.discovered(whole, changes);
     return true;
+  }
+
+  // Subnet, skipped nodes and shard applied to a discovered topology; returns the shard's nodes.
+  size_t own(Topology& t) const {
+    for (Port& p : t.ports)
+      p.subnet = options.subnet;
+    std::erase_if(t.ports,
+                  [&](const Port& p) { return options.skip_nodes.contains(p.key.node_guid); });
+    return keep_shard_ports(t, options.shard);
+  }
+
+  // At the first discovery of a run, what the last run polled: its cached topology (written
+  // only by discoveries that missed no node it knew). Without it a node this discovery misses
+  // (lost SMPs) would not be polled until a later one finds it, and its series would vanish;
+  // with it the node is missing as in a running daemon. Trusted as long as a running daemon
+  // would keep a missing node: discovery.missing-limit discovery intervals.
+  Topology last_run_topology(const Topology& fresh) {
+    if (last_run_consulted || fresh.from_cache || options.discovery.cache_file.empty()) return {};
+    last_run_consulted = true;
+    const auto max_age = std::chrono::duration_cast<std::chrono::seconds>(
+        options.rediscover * std::max(1u, missing.limit));
+    auto cached = load_cached_topology(options.discovery, max_age);
+    if (!cached) {
+      warn(fmt::format("event=discovery_cache_failed error=\"{}\"", log_text(cached.error())));
+      return {};
+    }
+    own(*cached);
+    return std::move(*cached);
+  }
+
+  void commit_cache() const {
+    if (options.discovery.cache_file.empty()) return;
+    if (auto done = commit_discovery_cache(options.discovery.cache_file); !done)
+      warn(fmt::format("event=discovery_cache_failed error=\"{}\"", log_text(done.error())));
   }
 
   // Logs and counts the nodes this discovery missed; returns how many are still polled.

@@ -1,6 +1,11 @@
 // The poller's scheduling, limits, retries and accounting against a scripted fake MAD engine
 // on a virtual clock (poller_harness.h): values asserted, no simulator, no sleeps.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "poller_harness.h"
 
@@ -213,6 +218,40 @@ TEST(PollerFake, ACachedStartIsRediscoveredWhenTheCacheIsAnIntervalOld) {
                 w.find("age_seconds=240") != std::string::npos;
     EXPECT_EQ(logged, cached ? 1u : 0u);
   }
+}
+
+// The discovery cache is a restart's record of the nodes to keep polling: a discovery that
+// missed a known node leaves the last cache in place, the next whole discovery replaces it.
+TEST(PollerFake, ADiscoveryThatMissedANodeDoesNotReplaceTheCache) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("ibpulse-poller-cache-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto cache = dir / "topology-default-0.ibnd";  // the stem, local CA and port named
+  const auto text = [](const std::filesystem::path& p) {
+    std::ostringstream out;
+    out << std::ifstream(p).rdbuf();
+    return out.str();
+  };
+  PollerHarness h;
+  h.options.rediscover = 5s;
+  h.options.discovery.cache_file = dir / "topology";
+  std::vector<std::string> cache_at;  // the cache when each discovery began
+  h.on_discover = [&](unsigned discovery, Topology& t) {
+    cache_at.push_back(text(cache));
+    std::ofstream(pending_cache_file(cache)) << discovery;  // what discover() would write
+    if (discovery != 2) return;
+    std::erase_if(t.nodes, [](const Node& n) { return n.guid == kHca2.node_guid; });
+    std::erase_if(t.ports, [](const Port& p) { return p.key.node_guid == kHca2.node_guid; });
+  };
+  ASSERT_TRUE(h.run(12).ok());
+  ASSERT_EQ(cache_at.size(), 3u);
+  EXPECT_EQ(cache_at[0], "");   // none yet
+  EXPECT_EQ(cache_at[1], "1");  // the first, whole
+  EXPECT_EQ(cache_at[2], "1") << "the second missed Hca2";
+  EXPECT_EQ(text(cache), "3");
+  EXPECT_EQ(h.stats.missing_nodes, 0u);
+  std::filesystem::remove_all(dir);
 }
 
 // Shards discover the whole fabric each: shard k of N has its second discovery (k-1)/N of an

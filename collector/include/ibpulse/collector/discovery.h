@@ -32,17 +32,30 @@ struct DiscoveryOptions {
   std::optional<uint64_t> m_key;  // for fabrics that protect SMPs with an M_Key
   bool switch_port0 = false;      // also list switch port 0, whose counters are opt-in
   NodeNameMap names;
-  // A topology cache (libibnetdisc's ibnd_cache_fabric format): every discovery writes it when
-  // set; a cache younger than cache_max_age (0: never) is loaded instead of discovering. The
-  // daemon sets it per local port at start only (discovery.cache-max-age), so restarting N
-  // shards does not cost N full discoveries; LIDs that changed since are followed as always
-  // (an unreachable port asks for a rediscovery).
+  // A topology cache (libibnetdisc's ibnd_cache_fabric format). Every discovery writes it
+  // beside `cache_file` as pending (pending_cache_file()); the poller makes it the cache
+  // (commit_discovery_cache()) only when the discovery found every node it knew, so that the
+  // cache always holds every node a restart must keep polling (missing_nodes.h). A cache
+  // younger than cache_max_age (0: never) is loaded instead of discovering; the daemon sets
+  // that per local port at start only (discovery.cache-max-age), so restarting N shards does
+  // not cost N full discoveries; LIDs that changed since are followed as always (an
+  // unreachable port asks for a rediscovery).
   std::filesystem::path cache_file;
   std::chrono::seconds cache_max_age{0};
 };
 
-// A discovery through libibnetdisc. With `cache_file` set, the cache is written after it, and
-// read instead of it when young enough: Topology::from_cache and ::cache_error tell.
+// Where discover() writes the cache of its discovery until the poller commits it.
+std::filesystem::path pending_cache_file(const std::filesystem::path& cache_file);
+// Makes the pending cache the cache; no pending cache (none written) is no error.
+Status commit_discovery_cache(const std::filesystem::path& cache_file);
+// The cached topology when the cache is at most `max_age` old; an empty topology when there is
+// none or it is older; an error when it cannot be read.
+Result<Topology> load_cached_topology(const DiscoveryOptions& options,
+                                      std::chrono::seconds max_age);
+
+// A discovery through libibnetdisc. With `cache_file` set, the pending cache is written after
+// it, and the cache read instead of it when young enough: Topology::from_cache and
+// ::cache_error tell.
 Result<Topology> discover(const DiscoveryOptions& options);
 
 }  // namespace ibpulse::collector
