@@ -249,9 +249,10 @@ const std::vector<KeyDef>& key_defs() {
       {{"discovery.retries", "Retries of a discovery SMP (libibnetdisc)", "2"},
        number(0, 20, IBPULSE_FIELD(poller.discovery.retries))},
       {{"discovery.missing-limit",
-        "Discoveries in a row that must miss a node before its ports stop being polled (a "
-        "flaky link loses SMPs; until then they are polled by their last LIDs, stale if "
-        "unanswered); 1: at once",
+        "Discoveries in a row that must miss a node, over at least as many "
+        "discovery.intervals less one, before its ports stop being polled (a flaky link "
+        "loses SMPs; until then they are polled by their last LIDs, stale if unanswered); 1: "
+        "at once",
         "3"},
        number(1, 100, IBPULSE_FIELD(poller.missing_limit))},
       {{"discovery.interval", "Time between rediscoveries", "5m"},

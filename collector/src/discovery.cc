@@ -182,8 +182,15 @@ Result<Topology> discover(const DiscoveryOptions& o) {
   if (!fabric) return Error{fabric.error()};
   Topology t = read_fabric(**fabric, o);
   if (!o.cache_file.empty()) {
-    const std::string written = write_cache(fabric->get(), pending_cache_file(o.cache_file));
+    const auto pending = pending_cache_file(o.cache_file);
+    const std::string written = write_cache(fabric->get(), pending);
     if (!written.empty()) cache_error = written;
+    // A discovery that lost SMPs can leave a port whose peer it never read, and libibnetdisc
+    // then writes a cache it cannot load ("Cache invalid: cannot find port"; seen at 20% SMP
+    // loss): such a cache must not replace a good one.
+    std::error_code ec;
+    if (written.empty() && !FabricPtr(ibnd_load_fabric(pending.c_str(), 0)))
+      std::filesystem::remove(pending, ec);
   }
   t.cache_error = std::move(cache_error);
   return t;

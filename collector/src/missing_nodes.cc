@@ -14,9 +14,23 @@ void merge_sorted(std::vector<T>& into, std::vector<T> more, Less less) {
   std::inplace_merge(into.begin(), into.begin() + middle, into.end(), less);
 }
 
+// A node found without its NodeDescription (that SMP was lost; libibnetdisc leaves it empty)
+// keeps the one an earlier discovery read: its name, and every ifName and label made of it,
+// would otherwise flap to the GUID and back with the link's losses.
+void keep_descriptions(Topology& fresh, const Topology& previous) {
+  for (Node& n : fresh.nodes) {
+    if (!n.description.empty()) continue;
+    const Node* before = previous.find_node(n.guid);
+    if (before == nullptr || before->description.empty()) continue;
+    n.description = before->description;
+    if (n.name.empty()) n.name = before->name;
+  }
+}
+
 }  // namespace
 
-MissingNodes::Outcome MissingNodes::carry_over(Topology& fresh, const Topology& previous) {
+MissingNodes::Outcome MissingNodes::carry_over(Topology& fresh, const Topology& previous,
+                                               Clock::time_point now) {
   Outcome out;
   std::vector<Node> nodes;
   for (const Node& n : previous.nodes) {
@@ -27,8 +41,9 @@ MissingNodes::Outcome MissingNodes::carry_over(Topology& fresh, const Topology& 
         std::lower_bound(previous.ports.begin(), previous.ports.end(), PortKey{n.guid, 0},
                          [](const Port& p, PortKey k) { return p.key < k; });
     if (first == previous.ports.end() || first->key.node_guid != n.guid) continue;
-    unsigned& missed = ++misses[n.guid];
-    if (missed >= limit) {
+    Misses& missed = misses.try_emplace(n.guid, Misses{0, now}).first->second;
+    ++missed.count;
+    if (missed.count >= limit && now - missed.first >= min_span) {
       out.gone.push_back(n.guid);
       misses.erase(n.guid);
       continue;
@@ -40,6 +55,7 @@ MissingNodes::Outcome MissingNodes::carry_over(Topology& fresh, const Topology& 
   for (auto it = misses.begin(); it != misses.end();) {
     it = fresh.find_node(it->first) != nullptr ? misses.erase(it) : std::next(it);
   }
+  keep_descriptions(fresh, previous);
   std::vector<Port> ports;
   for (const Port& p : previous.ports) {
     if (std::binary_search(out.kept.begin(), out.kept.end(), p.key.node_guid)) ports.push_back(p);

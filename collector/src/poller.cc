@@ -135,7 +135,14 @@ struct Poller::State {
         backend(with_defaults(std::move(b))),
         scheduler(options.intervals) {
     name_cache_file();
+    follow_missing_limit();
+  }
+
+  // A missing node is dropped after discovery.missing-limit discoveries in a row, spanning
+  // at least as many intervals less one (missing_nodes.h).
+  void follow_missing_limit() {
     missing.limit = std::max(1u, options.missing_limit);
+    missing.min_span = options.rediscover * (missing.limit - 1);
   }
 
   // The discovery cache is per local port: `cache_file` names a stem, `-CA-PORT.ibnd` follows.
@@ -194,7 +201,7 @@ struct Poller::State {
     shard_nodes = own(fresh);
     const Topology last_run = last_run_topology(fresh);
     const MissingNodes::Outcome outcome =
-        missing.carry_over(fresh, last_run.nodes.empty() ? whole : last_run);
+        missing.carry_over(fresh, last_run.nodes.empty() ? whole : last_run, now);
     shard_nodes += report_missing(outcome);
     if (!fresh.from_cache && outcome.kept.empty()) commit_cache();
     if (options.split) local_port_up();
@@ -259,7 +266,7 @@ struct Poller::State {
           fmt::format("event=node_missing node_guid={} misses={} limit={} note=\"not found by this "
                       "discovery (lost SMPs?): its ports are still polled by their last LIDs until "
                       "discovery.missing-limit discoveries in a row miss it\"",
-                      guid_string(guid), missing.misses[guid], missing.limit));
+                      guid_string(guid), missing.misses[guid].count, missing.limit));
     }
     for (const uint64_t guid : o.gone) {
       warn(
@@ -751,6 +758,7 @@ struct Poller::State {
       options.discovery.ca = ca;  // the engine stays on its local port until restart
       options.discovery.ca_port = ca_port;
       name_cache_file();
+      follow_missing_limit();
       scheduler.set_intervals(options.intervals);
       reset_sampling();
       rediscover = true;

@@ -1,5 +1,5 @@
-// A node one discovery missed keeps its ports until `limit` discoveries in a row agree it is
-// gone; found again, it starts over.
+// A node one discovery missed keeps its ports until `limit` discoveries in a row, spanning at
+// least `min_span`, agree it is gone; found again, it starts over.
 #include "ibpulse/collector/missing_nodes.h"
 
 #include <gtest/gtest.h>
@@ -49,7 +49,7 @@ TEST(MissingNodes, AMissedNodeIsKeptWithItsLidsUntilTheLimit) {
     ASSERT_NE(kept, nullptr);
     EXPECT_EQ(kept->lid, 22) << "polled by its last LID";
     EXPECT_EQ(fresh.find_node(0x20)->name, "node2");
-    EXPECT_EQ(m.misses[0x20], discovery);
+    EXPECT_EQ(m.misses[0x20].count, discovery);
     previous = fresh;
   }
   Topology third = fabric_of({1, 3});
@@ -59,6 +59,47 @@ TEST(MissingNodes, AMissedNodeIsKeptWithItsLidsUntilTheLimit) {
   EXPECT_EQ(guids(third), (std::vector<uint64_t>{0x10, 0x30}));
   EXPECT_EQ(third.ports.size(), 4u);
   EXPECT_TRUE(m.misses.empty());
+}
+
+// Rediscoveries come every 5 s while a port is unreachable: three of them in 10 s do not make
+// a node gone when the span asks for two discovery intervals.
+TEST(MissingNodes, QuickRediscoveriesDoNotDropANodeBeforeTheSpan) {
+  using namespace std::chrono_literals;
+  MissingNodes m;
+  m.limit = 3;
+  m.min_span = 10min;  // a 5-minute discovery.interval
+  const MissingNodes::Clock::time_point start{1h};
+  Topology previous = fabric_of({1, 2});
+  for (const auto at : {0s, 5s, 10s, 9min + 59s}) {
+    Topology fresh = fabric_of({1});
+    const auto o = m.carry_over(fresh, previous, start + at);
+    EXPECT_EQ(o.kept, std::vector<uint64_t>{0x20}) << at.count();
+    EXPECT_TRUE(o.gone.empty()) << at.count();
+    previous = fresh;
+  }
+  EXPECT_EQ(m.misses[0x20].count, 4u);
+  Topology fresh = fabric_of({1});
+  const auto o = m.carry_over(fresh, previous, start + 10min);
+  EXPECT_EQ(o.gone, std::vector<uint64_t>{0x20}) << "limit and span both reached";
+  EXPECT_EQ(guids(fresh), std::vector<uint64_t>{0x10});
+}
+
+// libibnetdisc leaves a node's description empty when its NodeDescription SMP was lost: the
+// node keeps the last one, and its name with it, so ifNames do not flap to the GUID.
+TEST(MissingNodes, ANodeFoundWithoutItsDescriptionKeepsTheLastOne) {
+  MissingNodes m;
+  Topology previous = fabric_of({1, 2});
+  previous.nodes[1].description = "node2 HCA-1";
+  Topology lossy = fabric_of({1, 2});
+  lossy.nodes[1].description.clear();
+  lossy.nodes[1].name.clear();
+  m.carry_over(lossy, previous);
+  EXPECT_EQ(lossy.find_node(0x20)->description, "node2 HCA-1");
+  EXPECT_EQ(lossy.find_node(0x20)->name, "node2");
+  Topology renamed = fabric_of({1, 2});
+  renamed.nodes[1].description = "node2 HCA-2";  // read, and changed: the new one holds
+  m.carry_over(renamed, lossy);
+  EXPECT_EQ(renamed.find_node(0x20)->description, "node2 HCA-2");
 }
 
 TEST(MissingNodes, ThePeerKeepsItsLinkToAKeptNode) {

@@ -3,10 +3,14 @@
 // whose SMPs were lost (a flaky link dropping half of them was enough), and a port that simply
 // vanished would stop being polled: its counters would stop instead of going stale. So a node
 // missing from a discovery keeps its ports, polled by their last LIDs (stale when unanswered,
-// reported as such), until `limit` discoveries in a row agree it is gone.
+// reported as such), until `limit` discoveries in a row agree it is gone, and at least
+// `min_span` after the first of them: the poller rediscovers every 5 s while a port is
+// unreachable, and a node behind a flaky link, missed by half of those, would be dropped
+// within seconds by a count alone.
 //
 // Thread safety: plain data; the poller's thread.
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <vector>
@@ -16,16 +20,23 @@
 namespace ibpulse::collector {
 
 struct MissingNodes {
-  unsigned limit = 3;  // discoveries in a row without a node before it is gone; 1: at once
-  std::map<uint64_t, unsigned> misses;  // node GUID -> discoveries in a row that missed it
+  using Clock = std::chrono::steady_clock;
+  unsigned limit = 3;           // discoveries in a row without a node before it is gone; 1: at once
+  Clock::duration min_span{0};  // from a node's first miss to its drop, at least
+  struct Misses {
+    unsigned count = 0;       // discoveries in a row that missed it
+    Clock::time_point first;  // when the first of them ran
+  };
+  std::map<uint64_t, Misses> misses;  // by node GUID
 
   struct Outcome {
     std::vector<uint64_t> kept;  // missing now, still polled
     std::vector<uint64_t> gone;  // missed `limit` times: dropped
   };
   // Puts back into `fresh` (in order) the nodes of `previous` it lacks, with their ports, while
-  // they have missed fewer than `limit` discoveries; a node found again starts from 0.
-  Outcome carry_over(Topology& fresh, const Topology& previous);
+  // they have missed fewer than `limit` discoveries; a node found again starts from 0. A node
+  // found without its NodeDescription (lost SMP) keeps the one of `previous`.
+  Outcome carry_over(Topology& fresh, const Topology& previous, Clock::time_point now = {});
 };
 
 }  // namespace ibpulse::collector
