@@ -1,6 +1,7 @@
 """The parts bench/run_soak drives: a simulated fabric, the daemon (restarted after SIGKILL
 with the same state directory), a real Prometheus, and the observers that read the daemon
 while it runs (SNMP walks, /metrics scrapes, its RSS). Python 3 standard library only."""
+import http.client
 import json
 import os
 import re
@@ -158,10 +159,12 @@ class Daemon:
 
 
 def get(url, timeout=30):
+    """The body, or None when no whole answer came (a daemon killed mid-scrape cuts it short:
+    IncompleteRead, an HTTPException, not an OSError)."""
     try:
         with urllib.request.urlopen(url, timeout=timeout) as r:
             return r.read().decode()
-    except OSError:
+    except (OSError, http.client.HTTPException):
         return None
 
 
