@@ -5,6 +5,8 @@
 namespace ibpulse::collector {
 namespace {
 
+constexpr uint8_t kPortStateDown = 1;  // PortInfo PortState
+
 template <typename T, typename Less>
 void merge_sorted(std::vector<T>& into, std::vector<T> more, Less less) {
   if (more.empty()) return;
@@ -27,6 +29,21 @@ void keep_descriptions(Topology& fresh, const Topology& previous) {
   }
 }
 
+// Every link of the node (from `its_ports` on, as `previous` had them) ends at a port this
+// discovery found Down: the node was cut off, not missed through lost SMPs (a Down port
+// passes none), so there is nothing to keep polling. A peer not found is no such evidence.
+bool cut_off(uint64_t guid, std::vector<Port>::const_iterator its_ports, const Topology& previous,
+             const Topology& fresh) {
+  bool linked = false;
+  for (auto p = its_ports; p != previous.ports.end() && p->key.node_guid == guid; ++p) {
+    if (!p->remote) continue;
+    const Port* peer = fresh.find_port(*p->remote);
+    if (peer == nullptr || peer->link.state != kPortStateDown) return false;
+    linked = true;
+  }
+  return linked;
+}
+
 }  // namespace
 
 MissingNodes::Outcome MissingNodes::carry_over(Topology& fresh, const Topology& previous,
@@ -41,6 +58,11 @@ MissingNodes::Outcome MissingNodes::carry_over(Topology& fresh, const Topology& 
         std::lower_bound(previous.ports.begin(), previous.ports.end(), PortKey{n.guid, 0},
                          [](const Port& p, PortKey k) { return p.key < k; });
     if (first == previous.ports.end() || first->key.node_guid != n.guid) continue;
+    if (cut_off(n.guid, first, previous, fresh)) {
+      out.cut_off.push_back(n.guid);
+      misses.erase(n.guid);
+      continue;
+    }
     Misses& missed = misses.try_emplace(n.guid, Misses{0, now}).first->second;
     ++missed.count;
     if (missed.count >= limit && now - missed.first >= min_span) {

@@ -274,9 +274,15 @@ struct Poller::State {
                       "its ports are no longer polled\"",
                       guid_string(guid), missing.limit));
     }
+    for (const uint64_t guid : o.cut_off) {
+      warn(fmt::format(
+          "event=node_gone node_guid={} note=\"not found by this discovery, and every link of "
+          "it Down at the other end: its ports are no longer polled\"",
+          guid_string(guid)));
+    }
     std::lock_guard lock(mutex);
     stats.missing_nodes = o.kept.size();
-    stats.nodes_gone += o.gone.size();
+    stats.nodes_gone += o.gone.size() + o.cut_off.size();
     return o.kept.size();
   }
 

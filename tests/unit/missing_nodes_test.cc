@@ -102,6 +102,34 @@ TEST(MissingNodes, ANodeFoundWithoutItsDescriptionKeepsTheLastOne) {
   EXPECT_EQ(renamed.find_node(0x20)->description, "node2 HCA-2");
 }
 
+// A node whose links the discovery found Down at the other end was cut off (a downed link),
+// not missed: dropped at once, whatever the limit and span. A peer in Init (opensm bringing a
+// link up) or not found is no such evidence.
+TEST(MissingNodes, ANodeCutOffByDownLinksIsDroppedAtOnce) {
+  MissingNodes m;
+  m.limit = 3;
+  m.min_span = std::chrono::minutes(10);
+  Topology previous = fabric_of({1, 2});
+  previous.ports[0].remote = PortKey{0x20, 1};  // node1/1 <-> node2/1
+  previous.ports[2].remote = PortKey{0x10, 1};
+  for (const uint8_t peer_state : {uint8_t{4}, uint8_t{2}, uint8_t{1}}) {
+    Topology fresh = fabric_of({1});
+    fresh.ports[0].link.state = peer_state;
+    MissingNodes fresh_limits = m;
+    const auto o = fresh_limits.carry_over(fresh, previous);
+    SCOPED_TRACE("peer state " + std::to_string(peer_state));
+    if (peer_state == 1) {
+      EXPECT_EQ(o.cut_off, std::vector<uint64_t>{0x20});
+      EXPECT_TRUE(o.kept.empty());
+      EXPECT_EQ(guids(fresh), std::vector<uint64_t>{0x10});
+      EXPECT_TRUE(fresh_limits.misses.empty());
+    } else {
+      EXPECT_EQ(o.kept, std::vector<uint64_t>{0x20});
+      EXPECT_TRUE(o.cut_off.empty());
+    }
+  }
+}
+
 TEST(MissingNodes, ThePeerKeepsItsLinkToAKeptNode) {
   MissingNodes m;
   Topology previous = fabric_of({1, 2});

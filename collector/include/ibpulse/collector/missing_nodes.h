@@ -6,7 +6,8 @@
 // reported as such), until `limit` discoveries in a row agree it is gone, and at least
 // `min_span` after the first of them: the poller rediscovers every 5 s while a port is
 // unreachable, and a node behind a flaky link, missed by half of those, would be dropped
-// within seconds by a count alone.
+// within seconds by a count alone. A node whose every link this discovery found Down at the
+// peer's end was cut off, not missed: it is dropped at once.
 //
 // Thread safety: plain data; the poller's thread.
 
@@ -30,8 +31,9 @@ struct MissingNodes {
   std::map<uint64_t, Misses> misses;  // by node GUID
 
   struct Outcome {
-    std::vector<uint64_t> kept;  // missing now, still polled
-    std::vector<uint64_t> gone;  // missed `limit` times: dropped
+    std::vector<uint64_t> kept;     // missing now, still polled
+    std::vector<uint64_t> gone;     // missed `limit` times: dropped
+    std::vector<uint64_t> cut_off;  // every link of it Down at the peer: dropped at once
   };
   // Puts back into `fresh` (in order) the nodes of `previous` it lacks, with their ports, while
   // they have missed fewer than `limit` discoveries; a node found again starts from 0. A node
