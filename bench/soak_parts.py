@@ -54,6 +54,18 @@ class Fabric:
         return [self.ibpulse, "sim", "exec", "--name", self.name, "--root", self.root, "--",
                 *command]
 
+    def link_state(self, node, port):
+        """The link's LinkState (Active, Initialize, ...) read at the peer's end (a switch port,
+        not on a lossy link), or None when unknown."""
+        peer = next((p for p in self.ports if p["node"] == node and p["port"] == port), None)
+        if peer is None:
+            return None
+        lid = self.lids.get((peer["remote_node"], peer["remote_port"]))
+        out = self.run(self.attach(["smpquery", "portinfo", str(lid),
+                                    str(peer["remote_port"])]), check=False)
+        match = re.search(r"^LinkState:\.*(\w+)", out.stdout, re.M)
+        return match.group(1) if match else None
+
     def down(self):
         self.sim("down", check=False)
 
