@@ -5,8 +5,6 @@
 namespace ibpulse::collector {
 namespace {
 
-constexpr uint8_t kPortStateDown = 1;  // PortInfo PortState
-
 template <typename T, typename Less>
 void merge_sorted(std::vector<T>& into, std::vector<T> more, Less less) {
   if (more.empty()) return;
@@ -38,7 +36,7 @@ bool cut_off(uint64_t guid, std::vector<Port>::const_iterator its_ports, const T
   for (auto p = its_ports; p != previous.ports.end() && p->key.node_guid == guid; ++p) {
     if (!p->remote) continue;
     const Port* peer = fresh.find_port(*p->remote);
-    if (peer == nullptr || peer->link.state != kPortStateDown) return false;
+    if (peer == nullptr || !peer->down()) return false;
     linked = true;
   }
   return linked;

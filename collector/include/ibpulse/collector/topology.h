@@ -57,6 +57,7 @@ struct Port {
   uint8_t subnet = 0;
 
   bool active() const { return link.state == 4; }
+  bool down() const { return link.state == 1; }  // read Down (0, never read, is not)
 };
 
 struct Node {
