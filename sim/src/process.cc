@@ -90,15 +90,24 @@ std::vector<std::string> merged_environment(const EnvVars& env) {
 Result<ProcessRef> spawn_detached(const SpawnSpec& spec) {
   if (spec.argv.empty()) return Err("nothing to run");
   ExecArgs args(spec.argv, merged_environment(spec.env));
-  int report[2];  // grandchild pid, then errno if exec failed (EOF on success: CLOEXEC)
-  if (::pipe2(report, O_CLOEXEC) != 0) return Err("pipe: {}", std::strerror(errno));
+  // Two pipes, one writer each: the grandchild may fail its exec before the child it forked
+  // from has written the pid, so one shared pipe could deliver the errno first.
+  int pid_pipe[2];    // the grandchild's pid, from the child
+  int errno_pipe[2];  // errno if exec failed, from the grandchild (EOF on success: CLOEXEC)
+  if (::pipe2(pid_pipe, O_CLOEXEC) != 0) return Err("pipe: {}", std::strerror(errno));
+  if (::pipe2(errno_pipe, O_CLOEXEC) != 0) {
+    ::close(pid_pipe[0]);
+    ::close(pid_pipe[1]);
+    return Err("pipe: {}", std::strerror(errno));
+  }
   const pid_t child = ::fork();
   if (child < 0) return Err("fork: {}", std::strerror(errno));
   if (child == 0) {
-    ::close(report[0]);
+    ::close(pid_pipe[0]);
+    ::close(errno_pipe[0]);
     const pid_t grandchild = ::fork();
     if (grandchild != 0) {
-      write_all(report[1], &grandchild, sizeof grandchild);
+      write_all(pid_pipe[1], &grandchild, sizeof grandchild);
       ::_exit(0);
     }
     // Its own session and process group: `terminate` stops the daemon with its helpers, and
@@ -107,20 +116,22 @@ Result<ProcessRef> spawn_detached(const SpawnSpec& spec) {
     const int in = ::open(spec.stdin_path.c_str(), spec.stdin_read_write ? O_RDWR : O_RDONLY);
     const int out = ::open(spec.stdout_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     const int err = ::open(spec.stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    if (in < 0 || out < 0 || err < 0) exec_failed(report[1]);
+    if (in < 0 || out < 0 || err < 0) exec_failed(errno_pipe[1]);
     ::dup2(in, 0);
     ::dup2(out, 1);
     ::dup2(err, 2);
     ::execve(args.path(), args.argv(), args.envp());
-    exec_failed(report[1]);
+    exec_failed(errno_pipe[1]);
   }
-  ::close(report[1]);
+  ::close(pid_pipe[1]);
+  ::close(errno_pipe[1]);
   ::waitpid(child, nullptr, 0);
   pid_t pid = 0;
   int exec_errno = 0;
-  const bool got_pid = read_all(report[0], &pid, sizeof pid);
-  const bool failed = read_all(report[0], &exec_errno, sizeof exec_errno);
-  ::close(report[0]);
+  const bool got_pid = read_all(pid_pipe[0], &pid, sizeof pid);
+  const bool failed = read_all(errno_pipe[0], &exec_errno, sizeof exec_errno);
+  ::close(pid_pipe[0]);
+  ::close(errno_pipe[0]);
   if (!got_pid) return Err("could not start {}", spec.argv[0]);
   if (failed) return Err("cannot run {}: {}", spec.argv[0], std::strerror(exec_errno));
   // The process exists from fork on; its start time is fixed then.
