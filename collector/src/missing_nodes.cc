@@ -1,6 +1,7 @@
 #include "ibpulse/collector/missing_nodes.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace ibpulse::collector {
 namespace {
@@ -24,6 +25,49 @@ void keep_descriptions(Topology& fresh, const Topology& previous) {
     if (before == nullptr || before->description.empty()) continue;
     n.description = before->description;
     if (n.name.empty()) n.name = before->name;
+  }
+}
+
+// A port's PortInfo from an earlier discovery, on a port this one found without it.
+void keep_port_info(Port& p, const Port& before) {
+  p.link = before.link;
+  if (p.port_guid == 0) p.port_guid = before.port_guid;
+  if (!p.remote) p.remote = before.remote;
+  if (p.lid != 0) return;  // a switch port: its LID is port 0's, which was read
+  p.lid = before.lid;
+  p.lmc = before.lmc;
+  p.capability_mask = before.capability_mask;
+  p.subnet_prefix = before.subnet_prefix;
+}
+
+// Linked ports whose PortInfo this discovery did not read (state 0: every port libibnetdisc
+// reads has a state, Down at least) keep the one `previous` read, so they stay polled by their
+// last LIDs (stale if unanswered). A port whose peer this discovery read Down has no link to
+// keep: a dual-port HCA's second port goes unreached when its link goes down.
+void keep_port_infos(Topology& fresh, const Topology& previous, MissingNodes::Outcome& out) {
+  for (Port& p : fresh.ports) {
+    if (p.link.state != 0) continue;
+    const Port* before = previous.find_port(p.key);
+    const std::optional<PortKey> link = p.remote ? p.remote
+                                        : before ? before->remote
+                                                 : std::nullopt;
+    if (!link) continue;
+    const Port* peer = fresh.find_port_or_peer(*link);
+    if (peer != nullptr && peer->down()) continue;
+    if (before == nullptr || before->link.state == 0 || before->lid == 0) {
+      if (p.remote) out.port_info_unknown.push_back(p.key);
+      continue;
+    }
+    keep_port_info(p, *before);
+    out.port_info_kept.push_back(p.key);
+  }
+  // A CA's LID is its first linked port's, a switch's its port 0's: lost with that PortInfo.
+  for (Node& n : fresh.nodes) {
+    const Node* before = n.lid == 0 ? previous.find_node(n.guid) : nullptr;
+    if (before == nullptr) continue;
+    const bool kept = std::any_of(out.port_info_kept.begin(), out.port_info_kept.end(),
+                                  [&](PortKey k) { return k.node_guid == n.guid; });
+    if (kept) n.lid = before->lid;
   }
 }
 
@@ -76,6 +120,7 @@ MissingNodes::Outcome MissingNodes::carry_over(Topology& fresh, const Topology& 
     it = fresh.find_node(it->first) != nullptr ? misses.erase(it) : std::next(it);
   }
   keep_descriptions(fresh, previous);
+  keep_port_infos(fresh, previous, out);
   std::vector<Port> ports;
   for (const Port& p : previous.ports) {
     if (std::binary_search(out.kept.begin(), out.kept.end(), p.key.node_guid)) ports.push_back(p);

@@ -203,7 +203,8 @@ struct Poller::State {
     const MissingNodes::Outcome outcome =
         missing.carry_over(fresh, last_run.nodes.empty() ? whole : last_run, now);
     shard_nodes += report_missing(outcome);
-    if (!fresh.from_cache && outcome.kept.empty()) commit_cache();
+    const bool port_infos_lost = report_port_infos(outcome);
+    if (!fresh.from_cache && outcome.kept.empty() && !port_infos_lost) commit_cache();
     if (options.split) local_port_up();
     const TopologyChanges changes = diff(whole, fresh);
     // Kept until the next discovery: without the slack of its growth and of the shard's and
@@ -284,6 +285,31 @@ struct Poller::State {
     stats.missing_nodes = o.kept.size();
     stats.nodes_gone += o.gone.size() + o.cut_off.size();
     return o.kept.size();
+  }
+
+  // Logs and counts the linked ports this discovery found without their PortInfo; asks for an
+  // early rediscovery when one had no earlier PortInfo to keep (it is not polled until a
+  // discovery reads it). True when there were any.
+  bool report_port_infos(const MissingNodes::Outcome& o) {
+    const size_t lost = o.port_info_kept.size() + o.port_info_unknown.size();
+    {
+      std::lock_guard lock(mutex);
+      stats.ports_without_port_info = lost;
+      if (!o.port_info_unknown.empty()) {  // kept ones are polled: the usual interval will do
+        rediscover_requested = true;
+        pending_work.store(true);
+      }
+    }
+    if (lost == 0) return false;
+    const PortKey first =
+        o.port_info_kept.empty() ? o.port_info_unknown.front() : o.port_info_kept.front();
+    warn(
+        fmt::format("event=port_info_missing kept={} unknown={} first={}[{}] note=\"linked ports "
+                    "this discovery read no PortInfo of (lost SMPs?): kept ones are polled by "
+                    "their last LIDs, unknown ones not until a discovery reads them\"",
+                    o.port_info_kept.size(), o.port_info_unknown.size(),
+                    guid_string(first.node_guid), first.port));
+    return true;
   }
 
   // Takes this poller's nodes from `whole` (after a discovery, or when a local port sharing

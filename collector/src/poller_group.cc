@@ -25,6 +25,7 @@ void add_poller_stats(PollerStats& a, const PollerStats& b) {
   a.discovery_failures += b.discovery_failures;
   a.missing_nodes += b.missing_nodes;
   a.nodes_gone += b.nodes_gone;
+  a.ports_without_port_info += b.ports_without_port_info;
   a.port_info_reads += b.port_info_reads;
   a.port_info_failures += b.port_info_failures;
   a.port_changes += b.port_changes;

@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <regex>
 #include <set>
 #include <thread>
@@ -195,6 +196,60 @@ class LossyPort {
   std::string port_;
   bool ok_ = false;
 };
+
+// A discovery that finds a node but loses its port's PortInfo SMPs (0x15) gets the port with
+// PortInfo all zeros, LID 0: it would no longer be polled, its series frozen while every sweep
+// said stale=0. It keeps its last PortInfo instead, is still read, and is reported.
+TEST(Daemon, APortWhosePortInfoADiscoveryLosesStaysPolled) {
+  Daemon d(fabric(), {"--poll.counters-interval", "300ms", "--discovery.interval", "1s",
+                      "--discovery.timeout", "20ms", "--discovery.retries", "0", "--log.level",
+                      "debug", "--state.save-interval", "off"});
+  ASSERT_TRUE(d.wait_for("event=ready ports=12 stale=0", 15s)) << d.log();
+  const std::string hca = guid_text(fabric().port("Hca2", 1).node_guid);
+  const std::string series = "node_guid=\"" + hca + "\",port=\"1\"";
+  {
+    LossyPort lossy("Hca2[1]", "0x15");  // PortInfo
+    ASSERT_TRUE(lossy.ok());
+    ASSERT_TRUE(d.wait_for("event=port_info_missing kept=1 unknown=0 first=" + hca + "[1]", 15s))
+        << d.log();
+    // Set after that discovery's topology was adopted: only a read by the kept LID shows it.
+    fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.SymbolErrorCounter=5");
+    std::string metrics;
+    EXPECT_TRUE(eventually(
+        [&] {
+          metrics = http_get(d.web_port(), "/metrics");
+          return metric_value(metrics, "infiniband_port_symbol_error_total", series) == 5;
+        },
+        15s))
+        << metrics;
+    EXPECT_EQ(metric_value(metrics, "ibpulse_discovery_ports_without_port_info"), 1) << metrics;
+    EXPECT_EQ(metric_value(metrics, "infiniband_port_state", series), 4) << "Active, as last read";
+  }
+  fabric().set("PerformanceSet \"Hca2\"[1] PortCounters.SymbolErrorCounter=0");
+}
+
+// The first discovery of a run without a cache has no earlier PortInfo to keep: the port is
+// not polled (no LID), reported as unknown, and a discovery follows within 5 s rather than at
+// the 5-minute discovery.interval, so the port is read soon after its SMPs get through.
+TEST(Daemon, APortTheFirstDiscoveryReadsNoPortInfoOfIsLookedForAgainSoon) {
+  const std::string hca = guid_text(fabric().port("Hca2", 1).node_guid);
+  std::optional<Daemon> d;
+  {
+    LossyPort lossy("Hca2[1]", "0x15");  // PortInfo
+    ASSERT_TRUE(lossy.ok());
+    d.emplace(fabric(),
+              std::vector<std::string>{"--poll.counters-interval", "300ms", "--discovery.timeout",
+                                       "20ms", "--discovery.retries", "0", "--log.level", "debug",
+                                       "--state.save-interval", "off"});
+    ASSERT_TRUE(d->wait_for("event=port_info_missing kept=0 unknown=1 first=" + hca + "[1]", 15s))
+        << d->log();
+    ASSERT_TRUE(d->wait_for("event=ready ports=11 stale=0", 15s)) << d->log();
+    EXPECT_EQ(metric_value(http_get(d->web_port(), "/metrics/self"),
+                           "ibpulse_discovery_ports_without_port_info"),
+              1);
+  }
+  EXPECT_TRUE(d->wait_for("ports=12 stale=0", 15s)) << d->log();
+}
 
 // After a restart there is no earlier discovery in the process: the topology the last run
 // cached in state.dir stands in for it, so a node the first discovery misses keeps its ports

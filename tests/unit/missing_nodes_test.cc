@@ -177,5 +177,98 @@ TEST(MissingNodes, LimitOneDropsAtOnceAndOthersPortsAreNotKept) {
   EXPECT_TRUE(s.gone.empty());
 }
 
+// A CA (node 1, port 1) linked to a switch (node 2, port 1, LIDs from its port 0), every
+// PortInfo read: Active, with LIDs, capability mask and subnet prefix.
+Topology linked_pair() {
+  Topology t = fabric_of({1, 2});
+  t.nodes[0].lid = 11;
+  t.nodes[1].kind = NodeKind::kSwitch;
+  t.nodes[1].lid = 20;
+  for (Port& p : t.ports) {
+    p.link.state = p.key.port == 1 ? 4 : 1;
+    p.capability_mask = 0x2651084a;
+    p.subnet_prefix = 0xfe80000000000000;
+    if (p.key.node_guid == 0x20) p.lid = 20;
+  }
+  t.ports[0].remote = PortKey{0x20, 1};
+  t.ports[2].remote = PortKey{0x10, 1};
+  return t;
+}
+
+// The node was found but its port's PortInfo SMP was lost: libibnetdisc keeps the port and
+// its link with PortInfo all zeros. Without the last PortInfo it would have LID 0 and no
+// longer be polled, its series frozen with nothing reporting it.
+TEST(MissingNodes, APortFoundWithoutItsPortInfoKeepsTheLastOne) {
+  MissingNodes m;
+  const Topology previous = linked_pair();
+  Topology lossy = linked_pair();
+  lossy.nodes[0].lid = 0;
+  Port& lost = lossy.ports[0];
+  lost.lid = 0;
+  lost.link = {};
+  lost.capability_mask = 0;
+  lost.subnet_prefix = 0;
+  const auto o = m.carry_over(lossy, previous);
+  EXPECT_EQ(o.port_info_kept, std::vector<PortKey>{(PortKey{0x10, 1})});
+  EXPECT_TRUE(o.port_info_unknown.empty());
+  EXPECT_TRUE(o.kept.empty()) << "the node itself was found";
+  const Port* kept = lossy.find_port({0x10, 1});
+  EXPECT_EQ(kept->lid, 11);
+  EXPECT_EQ(kept->link.state, 4);
+  EXPECT_EQ(kept->capability_mask, 0x2651084au);
+  EXPECT_EQ(kept->subnet_prefix, 0xfe80000000000000u);
+  EXPECT_EQ(lossy.find_node(0x10)->lid, 11);
+  EXPECT_EQ(lossy.find_port({0x10, 2})->lid, 12) << "ports that were read are left alone";
+  // A switch port's LID is port 0's, which was read: only its link state was lost.
+  Topology switch_lossy = linked_pair();
+  switch_lossy.ports[2].link = {};
+  const auto s = m.carry_over(switch_lossy, previous);
+  EXPECT_EQ(s.port_info_kept, std::vector<PortKey>{(PortKey{0x20, 1})});
+  EXPECT_EQ(switch_lossy.find_port({0x20, 1})->link.state, 4);
+  EXPECT_EQ(switch_lossy.find_port({0x20, 1})->lid, 20);
+}
+
+// The first discovery of a run without a cache has no earlier PortInfo: the port is reported,
+// not invented. A port the earlier discovery had no PortInfo of either stays unknown.
+TEST(MissingNodes, APortWithoutAnyPortInfoIsReportedUnknown) {
+  MissingNodes m;
+  Topology lossy = linked_pair();
+  lossy.ports[0].lid = 0;
+  lossy.ports[0].link = {};
+  const auto o = m.carry_over(lossy, Topology{});
+  EXPECT_TRUE(o.port_info_kept.empty());
+  EXPECT_EQ(o.port_info_unknown, std::vector<PortKey>{(PortKey{0x10, 1})});
+  EXPECT_EQ(lossy.find_port({0x10, 1})->lid, 0);
+  Topology again = lossy;
+  const auto a = m.carry_over(again, lossy);
+  EXPECT_EQ(a.port_info_unknown, std::vector<PortKey>{(PortKey{0x10, 1})});
+}
+
+// A port unreached because its link went down (its peer read Down) has no link to keep; one
+// whose peer is Active or was not found may have lost its SMPs and keeps its PortInfo.
+TEST(MissingNodes, APortWhosePeerIsReadDownKeepsNothing) {
+  for (const uint8_t peer_state : {uint8_t{1}, uint8_t{4}}) {
+    SCOPED_TRACE("peer state " + std::to_string(peer_state));
+    MissingNodes m;
+    const Topology previous = linked_pair();
+    Topology fresh = linked_pair();
+    fresh.ports[0] = Port{};  // unreached: libibnetdisc has no port there
+    fresh.ports[0].key = {0x10, 1};
+    fresh.ports[2].link.state = peer_state;
+    if (peer_state == 1) fresh.ports[2].remote.reset();
+    const auto o = m.carry_over(fresh, previous);
+    EXPECT_TRUE(o.port_info_unknown.empty());
+    if (peer_state == 1) {
+      EXPECT_TRUE(o.port_info_kept.empty());
+      EXPECT_EQ(fresh.find_port({0x10, 1})->lid, 0);
+    } else {
+      EXPECT_EQ(o.port_info_kept, std::vector<PortKey>{(PortKey{0x10, 1})});
+      EXPECT_EQ(fresh.find_port({0x10, 1})->lid, 11);
+      ASSERT_TRUE(fresh.find_port({0x10, 1})->remote);
+      EXPECT_EQ(*fresh.find_port({0x10, 1})->remote, (PortKey{0x20, 1}));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ibpulse::collector

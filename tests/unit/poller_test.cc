@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "poller_harness.h"
@@ -222,7 +223,10 @@ TEST(PollerFake, ACachedStartIsRediscoveredWhenTheCacheIsAnIntervalOld) {
 
 // The discovery cache is a restart's record of the nodes to keep polling: a discovery that
 // missed a known node leaves the last cache in place, the next whole discovery replaces it.
-TEST(PollerFake, ADiscoveryThatMissedANodeDoesNotReplaceTheCache) {
+// The cache each of three discoveries found, the second one altered by `lose`, and the cache
+// after them.
+std::vector<std::string> caches_around_a_lossy_discovery(const std::function<void(Topology&)>& lose,
+                                                         PollerStats& stats) {
   const auto dir = std::filesystem::temp_directory_path() /
                    ("ibpulse-poller-cache-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
@@ -240,18 +244,43 @@ TEST(PollerFake, ADiscoveryThatMissedANodeDoesNotReplaceTheCache) {
   h.on_discover = [&](unsigned discovery, Topology& t) {
     cache_at.push_back(text(cache));
     std::ofstream(pending_cache_file(cache)) << discovery;  // what discover() would write
-    if (discovery != 2) return;
-    std::erase_if(t.nodes, [](const Node& n) { return n.guid == kHca2.node_guid; });
-    std::erase_if(t.ports, [](const Port& p) { return p.key.node_guid == kHca2.node_guid; });
+    if (discovery == 2) lose(t);
   };
-  ASSERT_TRUE(h.run(12).ok());
-  ASSERT_EQ(cache_at.size(), 3u);
-  EXPECT_EQ(cache_at[0], "");   // none yet
-  EXPECT_EQ(cache_at[1], "1");  // the first, whole
-  EXPECT_EQ(cache_at[2], "1") << "the second missed Hca2";
-  EXPECT_EQ(text(cache), "3");
-  EXPECT_EQ(h.stats.missing_nodes, 0u);
+  EXPECT_TRUE(h.run(12).ok());
+  cache_at.push_back(text(cache));
+  stats = h.stats;
   std::filesystem::remove_all(dir);
+  return cache_at;
+}
+
+TEST(PollerFake, ADiscoveryThatMissedANodeDoesNotReplaceTheCache) {
+  PollerStats stats;
+  const auto caches = caches_around_a_lossy_discovery(
+      [](Topology& t) {
+        std::erase_if(t.nodes, [](const Node& n) { return n.guid == kHca2.node_guid; });
+        std::erase_if(t.ports, [](const Port& p) { return p.key.node_guid == kHca2.node_guid; });
+      },
+      stats);
+  EXPECT_EQ(caches, (std::vector<std::string>{"", "1", "1", "3"}))
+      << "none yet, the first whole, the second missed Hca2, the third whole";
+  EXPECT_EQ(stats.missing_nodes, 0u);
+}
+
+// A discovery that found every node but lost a port's PortInfo would give the next run that
+// port without a LID: the cache is not replaced either.
+TEST(PollerFake, ADiscoveryThatLostAPortInfoDoesNotReplaceTheCache) {
+  PollerStats stats;
+  const auto caches = caches_around_a_lossy_discovery(
+      [](Topology& t) {
+        for (Port& p : t.ports) {
+          if (p.key != kHca2) continue;
+          p.lid = 0;
+          p.link = {};
+        }
+      },
+      stats);
+  EXPECT_EQ(caches, (std::vector<std::string>{"", "1", "1", "3"}));
+  EXPECT_EQ(stats.ports_without_port_info, 0u) << "the third read it";
 }
 
 // Shards discover the whole fabric each: shard k of N has its second discovery (k-1)/N of an

@@ -169,6 +169,10 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
           "Nodes the last discovery did not find whose ports are still polled by their last LIDs "
           "(until discovery.missing-limit discoveries in a row miss them)",
           [](S s) { return static_cast<double>(s.poller.missing_nodes); });
+  i.level("ibpulse_discovery_ports_without_port_info",
+          "Linked ports the last discovery read no PortInfo of (lost SMPs): polled by their last "
+          "LIDs when an earlier discovery read it, else not until a discovery does",
+          [](S s) { return static_cast<double>(s.poller.ports_without_port_info); });
   i.total("ibpulse_discovery_nodes_gone_total",
           "Nodes dropped after discovery.missing-limit discoveries in a row missed them",
           [](S s) { return s.poller.nodes_gone; });

@@ -9,6 +9,10 @@
 // within seconds by a count alone. A node whose every link this discovery found Down at the
 // peer's end was cut off, not missed: it is dropped at once.
 //
+// A node found while its port's PortInfo SMP was lost is the same loss one step later:
+// libibnetdisc keeps the port and its link with PortInfo all zeros (LID 0, state 0), and a
+// port without a LID is not polled. Such a port keeps the PortInfo the earlier discovery read.
+//
 // Thread safety: plain data; the poller's thread.
 
 #include <chrono>
@@ -34,10 +38,16 @@ struct MissingNodes {
     std::vector<uint64_t> kept;     // missing now, still polled
     std::vector<uint64_t> gone;     // missed `limit` times: dropped
     std::vector<uint64_t> cut_off;  // every link of it Down at the peer: dropped at once
+    // Linked ports of found nodes whose PortInfo this discovery did not read: kept with the
+    // LID, link and addressing `previous` had, or, when `previous` never read it either (the
+    // first discovery of a run without a cache), left unpolled until a discovery reads it.
+    std::vector<PortKey> port_info_kept;
+    std::vector<PortKey> port_info_unknown;
   };
   // Puts back into `fresh` (in order) the nodes of `previous` it lacks, with their ports, while
   // they have missed fewer than `limit` discoveries; a node found again starts from 0. A node
-  // found without its NodeDescription (lost SMP) keeps the one of `previous`.
+  // found without its NodeDescription (lost SMP) keeps the one of `previous`, a port found
+  // without its PortInfo the PortInfo of `previous` (unless its peer was found Down).
   Outcome carry_over(Topology& fresh, const Topology& previous, Clock::time_point now = {});
 };
 

@@ -83,6 +83,9 @@ struct PollerStats {
   // dropped after discovery.missing-limit discoveries in a row missed them.
   size_t missing_nodes = 0;
   uint64_t nodes_gone = 0;
+  // Linked ports the last discovery read no PortInfo of (lost SMPs): polled by their last LIDs
+  // when an earlier discovery read one, else not polled until a discovery does.
+  size_t ports_without_port_info = 0;
   uint64_t port_info_reads = 0;
   uint64_t port_info_failures = 0;  // unanswered or refused PortInfo SMPs (ports down, M_Key)
   uint64_t port_changes = 0;
