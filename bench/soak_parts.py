@@ -249,13 +249,18 @@ class Observers:
         self.thread.join()
 
 
-def if_names(snmp_port):
-    """{ifName: ifIndex} from the daemon's agent."""
+def if_identities(snmp_port):
+    """{"<node GUID>/<port>": ifIndex} from the daemon's agent, read from ifDescr
+    ("<node name> port <n> (node GUID 0x...)"): the identity an ifIndex is kept for. ifName is
+    not one: it changes when a NodeDescription is learnt late (a lossy discovery names the node
+    by its GUID until a description arrives)."""
     out = subprocess.run(["snmpbulkwalk", "-v2c", "-c", "public", "-Cr50", "-On", "-Oq", "-t",
-                          "10", f"127.0.0.1:{snmp_port}", "1.3.6.1.2.1.31.1.1.1.1"],
+                          "10", f"127.0.0.1:{snmp_port}", "1.3.6.1.2.1.2.2.1.2"],
                          capture_output=True, text=True).stdout
-    names = {}
+    identities = {}
     for line in out.splitlines():
         oid, _, value = line.partition(" ")
-        names[value.strip('"')] = oid.rsplit(".", 1)[-1]
-    return names
+        match = re.search(r" port (\d+) \(node GUID (0x[0-9a-fA-F]+)\)$", value.strip('"'))
+        if match:
+            identities[f"{match.group(2)}/{match.group(1)}"] = oid.rsplit(".", 1)[-1]
+    return identities
