@@ -212,6 +212,12 @@ class Prometheus:
         answer = get(url, timeout=120)
         return json.loads(answer)["data"]["result"] if answer else None
 
+    def names(self, pattern):
+        """The metric names Prometheus holds that match `pattern` (a full match)."""
+        answer = get(f"http://127.0.0.1:{self.port}/api/v1/label/__name__/values", timeout=120)
+        names = json.loads(answer)["data"] if answer else []
+        return [n for n in names if re.fullmatch(pattern, n)]
+
     def stop(self):
         self.process.terminate()
         self.process.wait(60)
