@@ -6,12 +6,14 @@
 #include <array>
 #include <map>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "ibpulse/base/check.h"
 #include "ibpulse/base/log_text.h"
 #include "ibpulse/base/thread_name.h"
 #include "ibpulse/collector/missing_nodes.h"
+#include "node_capabilities.h"
 #include "port_info.h"
 #include "read_plan.h"
 
@@ -89,7 +91,8 @@ struct Poller::State {
   size_t shard_nodes = 0;  // of `whole`: the nodes this shard polls
   uint64_t split_generation = 0;
   std::set<uint64_t> pm_key_warned;
-  CapabilityCache capabilities;
+  NodeCapabilities capabilities;
+  bool capabilities_refresh = false;                    // a discovery ran: ask every node again
   std::map<uint64_t, std::set<Attribute>> unsupported;  // per node, until rediscovery
   std::map<uint64_t, uint32_t> node_index;
   std::vector<PortPlan> plans;             // per index of topology.ports
@@ -213,7 +216,7 @@ struct Poller::State {
     fresh.nodes.shrink_to_fit();
     whole = std::move(fresh);
     // Capabilities are cached until rediscovery; LID changes are followed at once.
-    capabilities.clear();
+    capabilities_refresh = true;
     pm_key_warned.clear();
     adopt(now);
     {
@@ -333,14 +336,13 @@ struct Poller::State {
     node_index.clear();
     for (const Node& n : topology.nodes)
       node_index.emplace(n.guid, static_cast<uint32_t>(node_index.size()));
-    std::vector<SweepTarget> targets;
-    for (const Port& p : topology.ports) {
-      if (p.remote && p.lid != 0) targets.push_back({p.key, p.lid});
-    }
-    read_capabilities(*engine, targets, capabilities);  // only nodes not asked yet
+    const std::vector<SweepTarget> targets = linked_targets();
+    capabilities.set_retry_interval(std::max<Clock::duration>(options.intervals.counters, 1s));
+    capabilities.ask(*engine, targets, std::exchange(capabilities_refresh, false), now,
+                     [this](const std::string& text) { warn(text); });
     for (const SweepTarget& t : targets) {
-      const auto caps = capabilities.find(t.key.node_guid);
-      if (caps == capabilities.end() || !caps->second || !caps->second->pm_key()) continue;
+      const PmaCapabilities* caps = capabilities.find(t.key.node_guid);
+      if (caps == nullptr || !caps->pm_key()) continue;
       if (!pm_key_warned.insert(t.key.node_guid).second) continue;
       warn(
           fmt::format("event=pm_key_required node_guid={} note=\"PM_Key is not supported yet; "
@@ -353,6 +355,24 @@ struct Poller::State {
     stats.ports = topology.ports.size();
     stats.nodes = topology.nodes.size();
     stats.owned_nodes = owned_nodes;
+  }
+
+  std::vector<SweepTarget> linked_targets() const {
+    std::vector<SweepTarget> targets;
+    for (const Port& p : topology.ports) {
+      if (p.remote && p.lid != 0) targets.push_back({p.key, p.lid});
+    }
+    return targets;
+  }
+
+  // Nodes whose ClassPortInfo went unanswered are asked again (node_capabilities.h); the
+  // engine is drained first: the answers are taken apart from the reads'.
+  void retry_capabilities(Clock::time_point now) {
+    if (!capabilities.any_pending() || now < capabilities.next_retry()) return;
+    drain(*engine, [this](const MadCompletion& c) { on_done(c); });
+    if (capabilities.retry_due(*engine, linked_targets(), now,
+                               [this](const std::string& text) { warn(text); }))
+      rebuild_plans();
   }
 
   void report_cache(const Topology& t) const {
@@ -405,10 +425,13 @@ struct Poller::State {
       const Port& port = topology.ports[i];
       const uint64_t guid = port.key.node_guid;
       const auto found = node_index.find(guid);
-      const auto caps = capabilities.find(guid);
+      const uint32_t node = found != node_index.end() ? found->second : 0;
+      if (capabilities.pending(guid)) {
+        plans[i] = awaiting_capabilities(node);
+        continue;
+      }
       const auto off = unsupported.find(guid);
-      plans[i] = plan_port(port, found != node_index.end() ? found->second : 0,
-                           caps != capabilities.end() && caps->second ? &*caps->second : nullptr,
+      plans[i] = plan_port(port, node, capabilities.find(guid),
                            off != unsupported.end() ? &off->second : nullptr,
                            options.no_extended_nodes.contains(guid));
     }
@@ -519,6 +542,16 @@ struct Poller::State {
       }
     }
     const PortPlan& plan = plans[item.port_index];
+    if (plan.awaiting_capabilities) {
+      // Not read until its node's ClassPortInfo answers: stale in this sweep.
+      if (sweep != 0) {
+        finish_sweep_item(
+            Context{item.port, plan.primary, item.group, sweep, 0, item.port_index, 0, true},
+            MadFailure::kTimeout);
+      }
+      item_done(item);
+      return;
+    }
     const AttributeList& attributes = plan.of(item.group);
     if (attributes.size == 0) {
       item_done(item);
@@ -817,6 +850,7 @@ struct Poller::State {
       drain(*engine, done);
       adopt(now);
     }
+    retry_capabilities(now);
     take_clear_requests();
     issue_due(now);
     auto wake = std::min(next_discovery, now + 100ms);

@@ -60,4 +60,11 @@ PortPlan plan_port(const Port& port, uint32_t node, const PmaCapabilities* caps,
   return plan;
 }
 
+PortPlan awaiting_capabilities(uint32_t node) {
+  PortPlan plan;
+  plan.node = node;
+  plan.awaiting_capabilities = true;
+  return plan;
+}
+
 }  // namespace ibpulse::collector

@@ -41,6 +41,8 @@ struct PortPlan {
   // completes, and an undelivered one asks for a rediscovery. PortCounters where it is read,
   // else PortCountersExtended. The idle group reads only this one.
   schema::Attribute primary = schema::Attribute::kPortCounters;
+  // Its node's ClassPortInfo has not answered yet: nothing is read (node_capabilities.h).
+  bool awaiting_capabilities = false;
 
   const AttributeList& of(Group group) const;
   // Whether any group of the port reads `a`.
@@ -52,5 +54,8 @@ struct PortPlan {
 // ignore PortCountersExtended on this node.
 PortPlan plan_port(const Port& port, uint32_t node, const PmaCapabilities* caps,
                    const std::set<schema::Attribute>* unsupported, bool no_extended);
+
+// The plan of a port whose node's capabilities are still being asked for: no reads.
+PortPlan awaiting_capabilities(uint32_t node);
 
 }  // namespace ibpulse::collector

@@ -17,20 +17,33 @@ std::map<uint64_t, uint32_t> index_nodes(std::span<const SweepTarget> targets) {
 
 }  // namespace
 
-void read_capabilities(MadEngine& engine, std::span<const SweepTarget> targets,
-                       CapabilityCache& cache) {
+std::vector<uint64_t> read_capabilities(MadEngine& engine, std::span<const SweepTarget> targets,
+                                        CapabilityCache& cache, bool refresh) {
   const auto nodes = index_nodes(targets);
   std::vector<uint64_t> asked;
+  std::set<uint64_t> seen;
   for (const auto& t : targets) {
-    if (cache.contains(t.key.node_guid)) continue;
-    cache.emplace(t.key.node_guid, std::nullopt);
+    if (!seen.insert(t.key.node_guid).second || (!refresh && cache.contains(t.key.node_guid)))
+      continue;
     asked.push_back(t.key.node_guid);
     engine.submit(pma_get(schema::Attribute::kClassPortInfo, t.lid, 0, nodes.at(t.key.node_guid),
                           asked.size() - 1));
   }
+  std::vector<bool> settled(asked.size(), false);
   drain(engine, [&](const MadCompletion& c) {
-    if (c.failure == MadFailure::kNone) cache[asked[c.cookie]] = decode_class_port_info(c.data);
+    if (c.failure == MadFailure::kNone) {
+      cache[asked[c.cookie]] = decode_class_port_info(c.data);
+    } else if (c.failure == MadFailure::kStatus || c.failure == MadFailure::kRedirect) {
+      cache[asked[c.cookie]] = std::nullopt;  // answered: none to give here
+    } else {
+      return;
+    }
+    settled[c.cookie] = true;
   });
+  std::vector<uint64_t> unanswered;
+  for (size_t i = 0; i < asked.size(); ++i)
+    if (!settled[i]) unanswered.push_back(asked[i]);
+  return unanswered;
 }
 
 bool worth_reading(schema::Attribute attribute, const PmaCapabilities& caps) {

@@ -156,6 +156,55 @@ TEST(PollerFake, ANodeThatNeverAnswersIsStaleAndTheOthersAreNot) {
             4 * h.of(kHca2, Attribute::kPortCounters).size());
 }
 
+// A node whose ClassPortInfo answer was lost (all four attempts) is not read as a node without
+// capabilities (its narrow counters, then the 64-bit ones: two source switches, and after a
+// restart a total below the exported one): its ports wait, stale, until it answers.
+TEST(PollerFake, ANodeWhoseClassPortInfoWasLostIsReadOnlyOnceItAnswers) {
+  PollerHarness h;
+  h.fabric.node(kHca2.node_guid).lose_next[0x0001] = 4;  // the first ask, every attempt
+  ASSERT_TRUE(h.run(8).ok());
+  EXPECT_EQ(h.fabric.attempts({kHca2.node_guid, 0}, Attribute::kClassPortInfo), 5u);
+  const auto narrow = h.of(kHca2, Attribute::kPortCounters);
+  const auto wide = h.of(kHca2, Attribute::kPortCountersExtended);
+  ASSERT_FALSE(narrow.empty());
+  EXPECT_EQ(narrow.size(), wide.size()) << "never one copy without the other";
+  for (const RawSample& s : narrow)
+    EXPECT_NE(s.superseded, 0u) << "read with its capabilities";
+  for (const SweepSummary& sweep : h.sweeps)
+    EXPECT_EQ(sweep.stale, 0u) << "asked again before its first read was due";
+  size_t pending = 0;
+  for (const auto& w : h.warnings)
+    pending += w.find("event=class_port_info_pending nodes=1") != std::string::npos;
+  EXPECT_EQ(pending, 1u);
+
+  // Lost twice: the first sweep finds its port waiting, stale; read from the next on.
+  PollerHarness twice;
+  twice.fabric.node(kHca2.node_guid).lose_next[0x0001] = 8;
+  ASSERT_TRUE(twice.run(8).ok());
+  EXPECT_EQ(twice.fabric.attempts({kHca2.node_guid, 0}, Attribute::kClassPortInfo), 9u);
+  EXPECT_EQ(twice.sweeps.front().stale, 1u);
+  EXPECT_EQ(twice.sweeps.back().stale, 0u);
+  for (const RawSample& s : twice.of(kHca2, Attribute::kPortCounters))
+    EXPECT_NE(s.superseded, 0u);
+}
+
+// A rediscovery asks every node again; one whose answer is lost then keeps the last one, and
+// its 64-bit counters go on being read.
+TEST(PollerFake, ARediscoveryThatLosesAClassPortInfoKeepsTheLastOne) {
+  PollerHarness h;
+  h.options.rediscover = 5s;
+  h.on_discover = [&](unsigned discovery, Topology&) {
+    if (discovery == 2) h.fabric.node(kHca2.node_guid).lose_next[0x0001] = 4;
+  };
+  ASSERT_TRUE(h.run(12).ok());
+  ASSERT_EQ(h.discoveries, 3u);
+  EXPECT_EQ(h.fabric.attempts({kHca2.node_guid, 0}, Attribute::kClassPortInfo), 3u + 3u)
+      << "once per discovery, the second's four attempts lost";
+  EXPECT_EQ(h.fabric.attempts(kHca2, Attribute::kPortCountersExtended), 12u) << "every sweep";
+  for (const SweepSummary& s : h.sweeps)
+    EXPECT_EQ(s.stale, 0u) << s.number;
+}
+
 TEST(PollerFake, AnAttributeANodeRefusesIsNotAskedAgainUntilRediscovery) {
   PollerHarness h;
   h.fabric.node(kHca1.node_guid).status[0x15] = testing::kStatusUnsupported;

@@ -96,10 +96,13 @@ size_t FakeMadEngine::send(uint64_t id, const CompletionFn& on_done) {
     events_.push(Event{now, EventKind::kArrival, attempt});
   } else {
     fabric_.note_attempt(p.request);
-    const FakeNode& node = fabric_.node(f.guid);
+    FakeNode& node = fabric_.node(f.guid);
+    const auto scripted = node.lose_next.find(p.request.attribute);
+    const bool lose = scripted != node.lose_next.end() && scripted->second > 0;
+    if (lose) --scripted->second;
     if (node.unreachable) {
       f.fate = Fate::kReturned;
-    } else if (lost(node.loss)) {
+    } else if (lose || lost(node.loss)) {
       f.fate = Fate::kLost;
     } else {
       f.status = fabric_.answer(p.request, f.data);

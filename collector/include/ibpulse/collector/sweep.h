@@ -39,9 +39,13 @@ SweepResult sweep(MadEngine& engine, std::span<const SweepTarget> targets,
                   std::span<const schema::Attribute> attributes, CapabilityCache& capabilities,
                   const SweepProgress& progress = {});
 
-// Reads ClassPortInfo of every node of `targets` that `cache` does not know yet.
-void read_capabilities(MadEngine& engine, std::span<const SweepTarget> targets,
-                       CapabilityCache& cache);
+// Reads ClassPortInfo of every node of `targets` that `cache` does not know yet, or of every
+// node when `refresh`. An answer replaces the node's entry and a refusal (MAD status) records
+// nullopt; a node whose MADs were lost keeps what the cache held (nothing when it never
+// answered) and is returned, to be asked again: taking a lost answer for "no capabilities"
+// would read the port's narrow counters until the next discovery.
+std::vector<uint64_t> read_capabilities(MadEngine& engine, std::span<const SweepTarget> targets,
+                                        CapabilityCache& cache, bool refresh = false);
 
 // Whether a node with `caps` is asked for `attribute` at all.
 bool worth_reading(schema::Attribute attribute, const PmaCapabilities& caps);

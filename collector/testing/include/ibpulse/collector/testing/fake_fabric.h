@@ -47,6 +47,8 @@ struct FakeNode {
   double loss = 0;           // fraction of attempts never answered (the engine's seeded draw)
   bool unreachable = false;  // every attempt comes back undelivered (umad status 110)
   std::map<uint16_t, uint16_t> status;  // attribute id -> MAD status answered instead of data
+  // Attribute id -> attempts of it still to lose (the next ones, whatever `loss` draws).
+  std::map<uint16_t, unsigned> lose_next;
 };
 
 // What reached a node.
