@@ -212,6 +212,17 @@ class Prometheus:
         answer = get(url, timeout=120)
         return json.loads(answer)["data"]["result"] if answer else None
 
+    def decreases(self, family, labels, window, began):
+        """Where a series went down: "t=SECONDS: BEFORE -> AFTER", t from `began`."""
+        selector = ",".join(f'{k}="{v}"' for k, v in sorted(labels.items()))
+        answer = self.query(f"{family}{{{selector}}}[{window}s]")
+        if not answer:
+            return "(no samples)"
+        values = answer[0]["values"]
+        steps = [f"t={float(t1) - began:.0f}: {v0} -> {v1}"
+                 for (t0, v0), (t1, v1) in zip(values, values[1:]) if float(v1) < float(v0)]
+        return "; ".join(steps[:4])
+
     def names(self, pattern):
         """The metric names Prometheus holds that match `pattern` (a full match)."""
         answer = get(f"http://127.0.0.1:{self.port}/api/v1/label/__name__/values", timeout=120)
