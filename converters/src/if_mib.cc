@@ -85,6 +85,27 @@ uint64_t if_mib_value(const PortTotals& totals, bool ietf_extended, DerivedId id
   return derived_value(totals, ietf_extended, id);
 }
 
+uint64_t if_mib_components(bool ietf_extended, DerivedId id) {
+  // Every formula is a sum of counters with positive weights: a counter is one of its terms
+  // when a total of 1 in it alone gives a value. Worked out from the formulas themselves, so
+  // the two cannot disagree.
+  static const auto table = [] {
+    std::array<std::array<uint64_t, schema::kDerivedCount>, 2> t{};
+    for (size_t c = 0; c < schema::kCoreCounterCount; ++c) {
+      CoreTotals one{};
+      one[c] = 1;
+      for (const bool ietf : {false, true}) {
+        for (size_t d = 0; d < schema::kDerivedCount; ++d) {
+          if (derived_value(one, ietf, static_cast<DerivedId>(d)) != 0)
+            t[ietf ? 1 : 0][d] |= uint64_t{1} << c;
+        }
+      }
+    }
+    return t;
+  }();
+  return table[ietf_extended ? 1 : 0][static_cast<size_t>(id)];
+}
+
 DerivedTotals if_mib_values(const CoreTotals& totals, bool ietf_extended) {
   DerivedTotals d{};
   for (size_t i = 0; i < d.size(); ++i)

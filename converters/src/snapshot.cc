@@ -21,6 +21,7 @@ void fill(PortSnapshot& out, const Converter::PortState& p) {
   out.totals.assign(totals);
   out.saturated = p.core.saturated() & p.present;
   out.present = p.present;
+  out.awaiting = p.core.sourced() & ~p.present;
   out.ietf_extended = p.ietf_extended;
   out.flow_control_counted = p.flow_control_counted;
   out.last_read = p.last_read_any;

@@ -72,6 +72,7 @@ std::optional<uint64_t> counter_value(const CounterSource& s, const converters::
       return p.totals[s.index];
     case Kind::kDerived:
       if (p.last_read == converters::Clock::time_point{}) return std::nullopt;
+      if (!p.value_ready(static_cast<schema::DerivedId>(s.index))) return std::nullopt;
       return p.value(static_cast<schema::DerivedId>(s.index));
     case Kind::kFamily: {
       if (!p.extra) return std::nullopt;

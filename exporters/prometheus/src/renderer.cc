@@ -79,7 +79,9 @@ void render_derived(const FabricSnapshot& s, const PortLabels& labels, Output& o
     for (size_t i = 0; i < s.ports.size(); ++i) {
       const PortSnapshot& p = s.ports[i];
       if (!p.has(schema::CounterId::kXmitData) && !p.has(schema::CounterId::kRcvData)) continue;
-      line(out, name, labels.of(i), p.value(static_cast<schema::DerivedId>(index)));
+      const auto id = static_cast<schema::DerivedId>(index);
+      if (!p.value_ready(id)) continue;
+      line(out, name, labels.of(i), p.value(id));
       o.done();
     }
   }

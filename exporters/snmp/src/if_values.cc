@@ -55,7 +55,7 @@ bool counters_read(const PortSnapshot& p) {
 }
 
 bool derived(const PortSnapshot& p, DerivedId id, VarType type, VarBind& out) {
-  if (!counters_read(p)) return false;
+  if (!counters_read(p) || !p.value_ready(id)) return false;
   const uint64_t v = p.value(id);
   return set(out, type, type == VarType::kCounter64 ? v : v & 0xFFFFFFFFu);
 }

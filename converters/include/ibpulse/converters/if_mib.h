@@ -25,6 +25,8 @@ DerivedTotals if_mib_values(const CoreTotals& totals, bool ietf_extended);
 // One of them: snapshots compute each when read instead of holding all nine per port.
 uint64_t if_mib_value(const CoreTotals& totals, bool ietf_extended, schema::DerivedId id);
 uint64_t if_mib_value(const PortTotals& totals, bool ietf_extended, schema::DerivedId id);
+// The core counters (bit per schema index) an IF-MIB value is a sum of.
+uint64_t if_mib_components(bool ietf_extended, schema::DerivedId id);
 
 // Data rate of an active link in bits/s: lanes x lane data rate (after encoding); 0 when the
 // width or speed is unknown.

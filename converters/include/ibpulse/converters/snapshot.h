@@ -28,11 +28,14 @@ using Clock = std::chrono::steady_clock;
 
 struct PortSnapshot {
   collector::PortKey key;
-  uint32_t if_index = 0;       // IF-MIB ifIndex, stable (if_index.h)
-  PortTotals totals;           // scaled: octets, packets, events
-  uint64_t present = 0;        // bit per core counter: read at least once from an advertised source
-  uint64_t saturated = 0;      // bit per core counter: its narrow copy is latched at all ones
-  bool ietf_extended = false;  // unicast/multicast counted apart (CapabilityMask 0x200)
+  uint32_t if_index = 0;   // IF-MIB ifIndex, stable (if_index.h)
+  PortTotals totals;       // scaled: octets, packets, events
+  uint64_t present = 0;    // bit per core counter: read at least once from an advertised source
+  uint64_t saturated = 0;  // bit per core counter: its narrow copy is latched at all ones
+  // Bit per core counter: read by the last run (restored from the state file), not yet by this
+  // one. Its total is held back until read: the saved one can be older than the last exported.
+  uint64_t awaiting = 0;
+  bool ietf_extended = false;         // unicast/multicast counted apart (CapabilityMask 0x200)
   bool flow_control_counted = false;  // PortFlowCtlCounters read: the octet sums include SLPs
   bool in_topology = true;            // false: the port vanished from discovery
   // IF-MIB interface columns (interface_status.h): notPresent once the port left discovery.
@@ -54,6 +57,12 @@ struct PortSnapshot {
   // An IF-MIB value (if_mib.h), computed from the totals when read: every snapshot still read
   // would hold 72 bytes per port more for what a few additions give.
   uint64_t value(schema::DerivedId id) const { return if_mib_value(totals, ietf_extended, id); }
+  // Whether every counter the IF-MIB value is made of has been read since the start: after a
+  // restart a port's counters come back one attribute at a time (a lossy port's 64-bit copy a
+  // sweep or more after its narrow one), and a sum without one would go down, a counter reset.
+  bool value_ready(schema::DerivedId id) const {
+    return (if_mib_components(ietf_extended, id) & awaiting) == 0;
+  }
 };
 
 struct ConverterStats {
