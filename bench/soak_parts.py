@@ -97,6 +97,18 @@ class Daemon:
         with open(self.log_path) as f:
             return f.read()
 
+    def log_lines(self, text, count):
+        """The last `count` lines naming `text` over every incarnation's log, each with its
+        incarnation number."""
+        lines = []
+        for start in range(1, self.starts + 1):
+            path = os.path.join(self.state_dir, f"daemon-{start}.log")
+            if os.path.exists(path):
+                with open(path) as f:
+                    lines += [f"  #{start} {line.rstrip()}" for line in f
+                              if text in line and "event=alert" not in line]
+        return "\n".join(lines[-count:])
+
     def wait_for(self, text, seconds):
         deadline = time.monotonic() + seconds
         while text not in self.log():
@@ -219,9 +231,29 @@ class Prometheus:
         if not answer:
             return "(no samples)"
         values = answer[0]["values"]
-        steps = [f"t={float(t1) - began:.0f}: {v0} -> {v1}"
+        steps = [(float(t1), f"t={float(t1) - began:.0f}: {v0} -> {v1}")
                  for (t0, v0), (t1, v1) in zip(values, values[1:]) if float(v1) < float(v0)]
-        return "; ".join(steps[:4])
+        if not steps:
+            return "(no decrease found)"
+        parts = [text for _, text in steps[:4]]
+        related = ["infiniband_port_rcv_packets_total", "infiniband_port_unicast_rcv_packets_total",
+                   "infiniband_port_xmit_packets_total",
+                   "infiniband_port_unicast_xmit_packets_total"]
+        if family.startswith("infiniband_port_if_"):
+            parts.append("around it: " + self.around(related, labels, steps[0][0], window))
+        return "; ".join(parts)
+
+    def around(self, families, labels, at, window):
+        """The values of `families` for one port at the samples nearest `at` (epoch seconds):
+        what the counters an IF-MIB value is made of did when it went down."""
+        selector = ",".join(f'{k}="{v}"' for k, v in sorted(labels.items()))
+        lines = []
+        for family in families:
+            answer = self.query(f"{family}{{{selector}}}[{window}s]")
+            values = answer[0]["values"] if answer else []
+            near = [f"{float(t) - at:+.0f}s={v}" for t, v in values if abs(float(t) - at) <= 12]
+            lines.append(f"{family}: {' '.join(near) or '(none)'}")
+        return "; ".join(lines)
 
     def names(self, pattern):
         """The metric names Prometheus holds that match `pattern` (a full match)."""
