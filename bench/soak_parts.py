@@ -194,9 +194,14 @@ def get(url, timeout=30):
 
 def exported(metrics_text, family):
     """{(node_guid, port): value} of one counter family in a /metrics text."""
+    return {k: int(v) for k, v in exported_float(metrics_text, family).items()}
+
+
+def exported_float(metrics_text, family):
+    """{(node_guid, port): value} of one per-port gauge family in a /metrics text."""
     pattern = re.compile(r"^" + family + r'\{[^}]*node_guid="([^"]+)"[^}]*port="(\d+)"[^}]*\} (\S+)',
                          re.M)
-    return {(g, int(p)): int(float(v)) for g, p, v in pattern.findall(metrics_text)}
+    return {(g, int(p)): float(v) for g, p, v in pattern.findall(metrics_text)}
 
 
 class Prometheus:
