@@ -117,13 +117,15 @@ TEST(Converter, AnIfMibValueWaitsAfterARestartForEveryCounterItSums) {
   after.set_topology(one_port_topology(), t0);
   narrow.received = wide.received = t0 + 1s;
   after.apply(narrow);
-  const PortSnapshot* first = after.snapshot(t0 + 1s)->find(kPort);
+  const auto first_view = after.snapshot(t0 + 1s);  // holds the port snapshots
+  const PortSnapshot* first = first_view->find(kPort);
   ASSERT_NE(first, nullptr);
   EXPECT_FALSE(first->value_ready(schema::DerivedId::kIfInUcastPkts));
   EXPECT_FALSE(first->value_ready(schema::DerivedId::kIfInOctets));
   wide.values[unicast] = 1010;
   after.apply(wide);
-  const PortSnapshot* second = after.snapshot(t0 + 2s)->find(kPort);
+  const auto second_view = after.snapshot(t0 + 2s);
+  const PortSnapshot* second = second_view->find(kPort);
   EXPECT_TRUE(second->value_ready(schema::DerivedId::kIfInUcastPkts));
   EXPECT_EQ(second->value(schema::DerivedId::kIfInUcastPkts), 1010u);
   // A port never restored has nothing to wait for.
