@@ -40,7 +40,8 @@ struct MissingNodes {
     std::vector<uint64_t> cut_off;  // every link of it Down at the peer: dropped at once
     // Linked ports of found nodes whose PortInfo this discovery did not read: kept with the
     // LID, link and addressing `previous` had, or, when `previous` never read it either (the
-    // first discovery of a run without a cache), left unpolled until a discovery reads it.
+    // first discovery of a run without a cache), left as found: a CA port without a LID is
+    // not polled until a discovery reads it (a switch port keeps its port 0's LID and is).
     std::vector<PortKey> port_info_kept;
     std::vector<PortKey> port_info_unknown;
   };
