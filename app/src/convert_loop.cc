@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <bit>
 #include <set>
 #include <thread>
@@ -51,8 +52,13 @@ void log_vl_totals(collector::PortKey key, const converters::PortVlTraffic& t) {
   }
 }
 
-converters::ConverterOptions held_clears(converters::ConverterOptions options) {
+converters::ConverterOptions daemon_options(const DaemonConfig& config) {
+  converters::ConverterOptions options = config.converter;
   options.hold_clears = true;  // released by pass_on_clears()
+  // A restored counter read from the other copy waits for two discoveries (each asks every
+  // node's ClassPortInfo again), at least a minute.
+  options.restored_source_wait =
+      std::max<std::chrono::milliseconds>(2 * config.poller.rediscover, std::chrono::minutes(1));
   return options;
 }
 
@@ -66,7 +72,7 @@ ConvertLoop::ConvertLoop(const DaemonConfig& config, std::vector<collector::Samp
       store_(store),
       publish_interval_(config.publish_interval),
       foreign_clear_window_(config.foreign_clear_window),
-      converter_(held_clears(config.converter), &clears),
+      converter_(daemon_options(config), &clears),
       state_(
           config.state_dir.empty() ? default_state_dir() : std::filesystem::path(config.state_dir),
           config.state_save_interval) {}

@@ -325,12 +325,12 @@ int run_daemon(const RunArgs& a) {
       "mad_answered={} mad_timeouts={} mad_late_replies={} mad_unreachable={} mad_retried={}{} "
       "port_info_reads={} port_info_failures={} port_changes={} clears_sent={} "
       "own_clears={} own_clears_failed={} foreign_clears={} lossy_intervals={} source_switches={} "
-      "clear_window_seconds={:.6f} clear_window_lost_max={}",
+      "readings_held={} clear_window_seconds={:.6f} clear_window_lost_max={}",
       st.sweeps, st.samples, cs.samples, st.ring_drops, st.late_reads, st.mad.sent, st.mad.answered,
       st.mad.attempt_timeouts, st.mad.stale_replies, st.mad.attempt_unreachable, st.mad.retried,
       failed, st.port_info_reads, st.port_info_failures, st.port_changes, st.clears_sent,
       cs.own_clears, cs.own_clears_failed, cs.foreign_clears, cs.lossy_intervals,
-      cs.source_switches, cs.clear_window_seconds, cs.clear_window_lost_max);
+      cs.source_switches, cs.readings_held, cs.clear_window_seconds, cs.clear_window_lost_max);
   web_stop.join();  // before the agent goes: a last scrape may read its statistics
   agent.store(nullptr);
   snmp->reset();

@@ -2,12 +2,21 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace ibpulse::collector {
 
 void NodeCapabilities::ask(MadEngine& engine, std::span<const SweepTarget> targets, bool refresh,
                            Clock::time_point now, const Warn& warn) {
   attempts_.clear();
-  note_unanswered(read_capabilities(engine, targets, cache_, refresh), now, warn);
+  const auto unanswered = read_capabilities(engine, targets, cache_, refresh);
+  // A refresh asks every node: one given up on that answered now is known again.
+  if (refresh) {
+    std::erase_if(given_up_, [&](uint64_t guid) {
+      return std::find(unanswered.begin(), unanswered.end(), guid) == unanswered.end();
+    });
+  }
+  note_unanswered(unanswered, now, warn);
   if (any_pending()) {
     warn(
         fmt::format("event=class_port_info_pending nodes={} first={} note=\"no ClassPortInfo "
@@ -38,6 +47,7 @@ void NodeCapabilities::note_unanswered(const std::vector<uint64_t>& unanswered,
     if (++attempts_[guid] < kMaxAttempts) continue;
     attempts_.erase(guid);
     cache_[guid] = std::nullopt;
+    given_up_.insert(guid);
     warn(
         fmt::format("event=class_port_info_unanswered node_guid={} attempts={} note=\"read as "
                     "a PMA without capabilities (narrow counters) until a discovery asks again\"",

@@ -8,7 +8,10 @@
 // a total at the state file's older value, below what was exported before (a counter reset in
 // Prometheus; seen in the fault soak on a port losing 20% of its MADs). So a node that did not
 // answer is `pending`: its ports are not read, and stale, until it does (asked again every
-// retry interval); after kMaxAttempts unanswered asks it is read as a node without them. Each
+// retry interval); after kMaxAttempts unanswered asks it is read as a node without them, its
+// samples marked as such (`given_up`, RawSample::narrow_fallback: the converter keeps a counter
+// it read from the 64-bit copy on that copy, a dead or initialising link being the likely
+// cause, not a PMA that lost its 64-bit counters). Each
 // ask waits for its answers (the engine's timeout and retries: 3 s by default for a dead
 // node), hence the few attempts. A rediscovery asks every node again, and keeps the last
 // answer of one whose MADs were lost.
@@ -19,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -44,6 +48,8 @@ class NodeCapabilities {
   // The node's capabilities: null when it has none (it refused, or was given up).
   const PmaCapabilities* find(uint64_t guid) const;
   bool pending(uint64_t guid) const { return attempts_.contains(guid); }
+  // Read without capabilities because its asks went unanswered (not because it refused).
+  bool given_up(uint64_t guid) const { return given_up_.contains(guid); }
   bool any_pending() const { return !attempts_.empty(); }
   Clock::time_point next_retry() const { return next_retry_; }
   void set_retry_interval(Clock::duration d) { retry_interval_ = d; }
@@ -54,6 +60,7 @@ class NodeCapabilities {
 
   CapabilityCache cache_;
   std::map<uint64_t, unsigned> attempts_;  // pending nodes: unanswered asks so far
+  std::set<uint64_t> given_up_;
   Clock::duration retry_interval_ = std::chrono::seconds(1);
   Clock::time_point next_retry_{};
 };

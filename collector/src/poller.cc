@@ -434,6 +434,7 @@ struct Poller::State {
       plans[i] = plan_port(port, node, capabilities.find(guid),
                            off != unsupported.end() ? &off->second : nullptr,
                            options.no_extended_nodes.contains(guid));
+      plans[i].narrow_fallback = capabilities.given_up(guid);
     }
     // A clear waits for a read of its attribute: drop those no plan reads any more.
     std::erase_if(pending_clears,
@@ -707,6 +708,8 @@ struct Poller::State {
       s.advertised = advertised(ctx);
       if (ctx.attribute == Attribute::kPortCounters && ctx.index < plans.size())
         s.superseded = plans[ctx.index].counters_superseded;
+      if (ctx.attribute == Attribute::kPortCounters && ctx.index < plans.size())
+        s.narrow_fallback = plans[ctx.index].narrow_fallback;
     }
     return s;
   }

@@ -242,24 +242,6 @@ void Converter::for_each_port(
   }
 }
 
-bool Converter::starts_without_history(const PortState& p, collector::PortKey key) {
-  // Back after it was forgotten.
-  if (!forgotten_.empty() && forgotten_.erase(key)) return true;
-  // A shard taking up a port it has no saved state of: another shard may have exported it
-  // (a change of shard.count or a dead replica's nodes). A new sharded deployment counts each
-  // port once at its start: this shard cannot tell that case apart.
-  return options_.shard.sharded() && !p.restored;
-}
-
-void Converter::restore_port(collector::PortKey key, PortState state) {
-  // Shown again once read again: a crash leaves totals up to a save interval old, and
-  // exporting them before the first reading would make counters go down.
-  state.present = 0;
-  state.restored = true;
-  port(key) = std::move(state);
-  interfaces_.remember(key);  // reported notPresent if the topology no longer has it
-}
-
 void Converter::expire(Clock::time_point now) {
   forget(interfaces_.expired(now, options_.not_present_grace));
 }
@@ -286,11 +268,6 @@ void Converter::forget(const std::vector<collector::PortKey>& keys) {
     states_[slot] = PortState{};
     read_[slot] = 0;
   }
-}
-
-void Converter::restore_vl_traffic(collector::PortKey key, PortVlTraffic traffic) {
-  vl_traffic_[key] = std::make_shared<PortVlTraffic>(traffic);
-  interfaces_.remember(key);
 }
 
 void Converter::apply_vl_sample(const RawSample& s) {
@@ -378,6 +355,8 @@ ApplyEvents Converter::apply_at(const RawSample& s, uint32_t slot) {
   const size_t count = std::min(sinks.size(), size_t{s.field_count});
   uint64_t todo = s.advertised & ~s.superseded & ((uint64_t{1} << count) - 1);
   const Source source = wide ? Source::kWide : Source::kNarrow;
+  const uint64_t held = p.restored || s.narrow_fallback ? held_back(p, s, todo, source) : 0;
+  todo &= ~held;
   const bool maybe_own_clear = s.cleared != 0 || (wide && p.own_clear_since_extended);
   const double dt_seconds = seconds(dt);
   for (; todo != 0; todo &= todo - 1) {
@@ -409,7 +388,8 @@ ApplyEvents Converter::apply_at(const RawSample& s, uint32_t slot) {
     clears_asked_.erase(clear_key(s.port, s.attribute));
     if (s.attribute == Attribute::kPortCounters) p.own_clear_since_extended = true;
   }
-  events.clear_requested = maybe_ask_clear(s);
+  // A held field's clear would answer a baseline it does not have yet.
+  events.clear_requested = held == 0 && maybe_ask_clear(s);
   return events;
 }
 

@@ -205,6 +205,36 @@ TEST(PollerFake, ARediscoveryThatLosesAClassPortInfoKeepsTheLastOne) {
     EXPECT_EQ(s.stale, 0u) << s.number;
 }
 
+// Three asks unanswered: the node is read narrow, each sample marked as that fallback (the
+// converter keeps its counters on their 64-bit copy), until a discovery's ask is answered.
+TEST(PollerFake, ANodeGivenUpOnIsReadNarrowAsAFallbackUntilADiscoveryAsksAgain) {
+  PollerHarness h;
+  h.options.rediscover = 8s;
+  h.fabric.node(kHca2.node_guid).lose_next[0x0001] = 4 * 3;  // three asks, four attempts each
+  ASSERT_TRUE(h.run(14).ok());
+  ASSERT_GE(h.discoveries, 2u);
+  size_t given_up = 0;
+  for (const auto& w : h.warnings)
+    given_up += w.find("event=class_port_info_unanswered") != std::string::npos;
+  EXPECT_EQ(given_up, 1u);
+  size_t fallback = 0;
+  size_t planned = 0;
+  for (const RawSample& s : h.of(kHca2, Attribute::kPortCounters)) {
+    if (s.narrow_fallback) {
+      ++fallback;
+      EXPECT_EQ(s.superseded, 0u) << "its data counters read from this copy";
+    } else {
+      ++planned;
+      EXPECT_NE(s.superseded, 0u) << "read with its capabilities, after the rediscovery";
+    }
+  }
+  EXPECT_GT(fallback, 0u);
+  EXPECT_GT(planned, 0u);
+  EXPECT_EQ(h.fabric.attempts(kHca2, Attribute::kPortCountersExtended), planned);
+  for (const RawSample& s : h.of(kHca1, Attribute::kPortCounters))
+    EXPECT_FALSE(s.narrow_fallback) << "a node that answered";
+}
+
 TEST(PollerFake, AnAttributeANodeRefusesIsNotAskedAgainUntilRediscovery) {
   PollerHarness h;
   h.fabric.node(kHca1.node_guid).status[0x15] = testing::kStatusUnsupported;

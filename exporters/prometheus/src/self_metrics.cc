@@ -220,6 +220,11 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
           [](S s) { return static_cast<double>(s.saturated_counters); });
   i.total("ibpulse_source_switches_total", "Counters that moved between 32- and 64-bit sources",
           [](S s) { return s.converter.source_switches; });
+  i.total("ibpulse_readings_held_total",
+          "Samples with counters held back until their own copy is read again: restored ones "
+          "read from the other copy (narrow or 64-bit) than the last run's, and 64-bit ones "
+          "read narrow while their node's ClassPortInfo goes unanswered",
+          [](S s) { return s.converter.readings_held; });
   i.total("ibpulse_discontinuities_total",
           "Breaks in a counter's history: out-of-band clears, source switches, and ports "
           "whose totals restarted (back after they were forgotten, taken up by a shard)",

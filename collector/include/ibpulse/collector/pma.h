@@ -59,6 +59,10 @@ struct RawSample {
   uint16_t mad_status = 0;
   uint8_t field_count = 0;
   uint8_t subnet = 0;  // the subnet the read went through (Port::subnet)
+  // A PortCounters sample read only because its node's ClassPortInfo went unanswered: the
+  // node may have 64-bit copies, and a counter read from one keeps it as its source (the
+  // converter holds such readings back instead of switching to the narrow copy and back).
+  bool narrow_fallback = false;
   std::array<uint64_t, kMaxFieldsPerAttribute> values{};
   // Bit i: the port's PMA advertises field i (ClassPortInfo), so values[i] means something.
   // A field it does not advertise reads as whatever the device leaves there, often 0.

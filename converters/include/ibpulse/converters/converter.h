@@ -51,6 +51,15 @@ struct ConverterOptions {
   // Clears wait in the converter until the caller released them (take_held_clears): the daemon
   // saves the state first, so that a crash right after a clear cannot lose what it erased.
   bool hold_clears = false;
+  // A counter restored from the state file continues from a reading of the copy the last run
+  // read (narrow or 64-bit) at most this long after the first reading of the other copy:
+  // meanwhile it is held back (not exported, ConverterStats::readings_held). Taking the other
+  // copy's reading as a new baseline would keep the saved total, up to a save interval older
+  // than the last one exported: a counter going down, a reset to Prometheus. The poller reads
+  // the narrow copy while a node's ClassPortInfo is unanswered (a lossy or initialising link)
+  // and the 64-bit one again once a discovery reads it, so the daemon waits for two
+  // discoveries. Past it, the other copy's reading is a source switch.
+  std::chrono::milliseconds restored_source_wait{std::chrono::minutes(10)};
 };
 
 class Converter {
@@ -100,6 +109,8 @@ class Converter {
     CoreCounters core;
     Clock::time_point discontinuity{};
     uint64_t lossy_intervals = 0, foreign_clears = 0, own_clears = 0, source_switches = 0;
+    // The first reading held back (ConverterOptions::restored_source_wait); epoch: none.
+    Clock::time_point held_since{};
     // Per-VL / per-lane counters, once read; shared with snapshots, copied before a write.
     std::shared_ptr<ExtraCounters> extra;
   };
@@ -149,6 +160,10 @@ class Converter {
   uint32_t prefetch_state(const collector::RawSample& s) const;  // returns the slot or kNone
   // Whether a port read for the first time restarts its exported totals (see ConverterStats).
   bool starts_without_history(const PortState& p, collector::PortKey key);
+  // Bit per field of `todo` not to apply: its counter waits for a reading of the copy it was
+  // read from (a restored one, ConverterOptions::restored_source_wait; or a narrow fallback,
+  // RawSample::narrow_fallback).
+  uint64_t held_back(PortState& p, const collector::RawSample& s, uint64_t todo, Source source);
   ApplyEvents apply_at(const collector::RawSample& s, uint32_t slot);
   Outcome apply_field(PortState& p, const collector::RawSample& s, const schema::Field& field,
                       size_t counter, size_t index, ApplyEvents& events);

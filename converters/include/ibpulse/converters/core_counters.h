@@ -37,6 +37,9 @@ class CoreCounters {
   uint64_t total(size_t c) const { return values_[c].total; }
   uint64_t saturated() const { return saturated_; }     // bit per counter: latched at all ones
   uint64_t sourced() const { return narrow_ | wide_; }  // bit per counter: read at least once
+  uint64_t from(Source source) const {                  // bit per counter: last read from that copy
+    return source == Source::kWide ? wide_ : source == Source::kNarrow ? narrow_ : 0;
+  }
 
   struct Values {
     uint64_t total = 0;     // scaled to the counter's unit

@@ -81,6 +81,10 @@ struct ConverterStats {
   // Ports whose totals restarted from a first reading without history: back after they were
   // forgotten, or taken up by a shard (a port another shard may have exported before).
   uint64_t restarted_ports = 0;
+  // Samples with readings held back (converter.h): of a restored counter from the other copy
+  // (narrow or 64-bit) than the one the last run read, or a narrow fallback's of a counter
+  // read from its 64-bit copy. Its total continues only from its own copy.
+  uint64_t readings_held = 0;
 
   // Breaks in a counter's history: out-of-band clears, source switches, restarted ports.
   uint64_t discontinuities() const { return foreign_clears + source_switches + restarted_ports; }
