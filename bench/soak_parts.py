@@ -50,13 +50,16 @@ class Fabric:
         return self.run([self.ibpulse, "sim", verb, "--name", self.name, "--root", self.root,
                          *args], check)
 
-    def attach(self, command):
-        return [self.ibpulse, "sim", "exec", "--name", self.name, "--root", self.root, "--",
-                *command]
+    def attach(self, command, host=None):
+        where = ["--host", host] if host else []
+        return [self.ibpulse, "sim", "exec", "--name", self.name, "--root", self.root, *where,
+                "--", *command]
 
     def link_state(self, node, port):
-        """The link's LinkState (Active, Initialize, ...) read at the peer's end (a switch port,
-        not on a lossy link), or None when unknown."""
+        """The link's LinkState (Active, Initialize, ...), or None when unknown. Read at the
+        peer's end first (a switch port, not on a lossy link), then, if that is Active, at the
+        port's own end by a directed route from the peer: opensm may leave a port that loses
+        its SMPs Armed while its peer is Active, and no PMA answers there."""
         peer = next((p for p in self.ports if p["node"] == node and p["port"] == port), None)
         if peer is None:
             return None
@@ -64,7 +67,17 @@ class Fabric:
         out = self.run(self.attach(["smpquery", "portinfo", str(lid),
                                     str(peer["remote_port"])]), check=False)
         match = re.search(r"^LinkState:\.*(\w+)", out.stdout, re.M)
-        return match.group(1) if match else None
+        peer_state = match.group(1) if match else None
+        if peer_state != "Active":
+            return peer_state
+        for _ in range(4):  # the port's own end may lose the SMP
+            out = self.run(self.attach(["smpquery", "-D", "portinfo",
+                                        f"0,{peer['remote_port']}", str(port)],
+                                       host=peer["remote_node"]), check=False)
+            match = re.search(r"^LinkState:\.*(\w+)", out.stdout, re.M)
+            if match:
+                return match.group(1)
+        return peer_state
 
     def down(self):
         self.sim("down", check=False)
@@ -182,13 +195,16 @@ class Daemon:
         self.rss.append((self.starts, time.monotonic() - self.started_at, kb))
 
 
-def get(url, timeout=30):
+def get(url, timeout=30, why=None):
     """The body, or None when no whole answer came (a daemon killed mid-scrape cuts it short:
-    IncompleteRead, an HTTPException, not an OSError)."""
+    IncompleteRead, an HTTPException, not an OSError); `why` (a list) gets the reason."""
+    began = time.monotonic()
     try:
         with urllib.request.urlopen(url, timeout=timeout) as r:
             return r.read().decode()
-    except (OSError, http.client.HTTPException):
+    except (OSError, http.client.HTTPException) as e:
+        if why is not None:
+            why.append(f"{type(e).__name__}: {e} after {time.monotonic() - began:.1f} s")
         return None
 
 
@@ -288,12 +304,17 @@ class Observers:
                 ["snmpbulkwalk", "-v2c", "-c", "public", "-Cr50", "-Oq", "-t", "10", "-r", "1",
                  f"127.0.0.1:{self.daemon.snmp_port}", "1.3.6.1.2.1.31.1.1.1.6"],
                 capture_output=True, text=True)
-            scrape = get(f"http://127.0.0.1:{self.daemon.web_port}/metrics")
+            why = []
+            scrape = get(f"http://127.0.0.1:{self.daemon.web_port}/metrics", why=why)
             self.walks += walk.returncode == 0
             self.scrapes += scrape is not None
             still_up = self.daemon.process.poll() is None
             if up and still_up and (walk.returncode != 0 or scrape is None):
                 self.failed_while_up += 1
+                log(f"observers: failed while daemon #{self.daemon.starts} was up: "
+                    + (f"snmpbulkwalk exit {walk.returncode}: {walk.stderr.strip()[:200]}; "
+                       if walk.returncode != 0 else "")
+                    + (f"scrape: {why[0]}" if why else ""))
             if time.monotonic() - last_rss >= 10:
                 self.daemon.sample_rss()
                 last_rss = time.monotonic()
