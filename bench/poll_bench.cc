@@ -49,14 +49,6 @@ struct Target {
 };
 
 // Answered MADs over a window; `unread`: ports left unread (given up on, or stale).
-struct Window {
-  double seconds = 0;
-  uint64_t answered = 0;
-  uint64_t sweeps = 0;
-  uint64_t unread = 0;
-  double rate() const { return seconds > 0 ? static_cast<double>(answered) / seconds : 0; }
-};
-
 // User and system CPU of every thread of this process so far.
 double process_cpu_seconds() {
   rusage usage{};
@@ -66,6 +58,32 @@ double process_cpu_seconds() {
   };
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
+
+// Times a thread of this process gave up the CPU to wait (for a reply, a lock, the simulator).
+uint64_t process_waits() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<uint64_t>(usage.ru_nvcsw);
+}
+
+struct Window {
+  double seconds = 0;
+  uint64_t answered = 0;
+  uint64_t sweeps = 0;
+  uint64_t unread = 0;
+  // CPU of the whole process over the window (every thread: umad2sim's receiver too). The
+  // simulator's own speed drifts between windows; the client's CPU per answered MAD does not,
+  // and on a machine the simulator shares it decides how many MADs the simulator gets done.
+  double cpu_seconds = 0;
+  uint64_t waits = 0;  // voluntary context switches: each costs the kernel a wake-up
+  double rate() const { return seconds > 0 ? static_cast<double>(answered) / seconds : 0; }
+  double cpu_us_per_mad() const {
+    return answered > 0 ? cpu_seconds * 1e6 / static_cast<double>(answered) : 0;
+  }
+  double waits_per_mad() const {
+    return answered > 0 ? static_cast<double>(waits) / static_cast<double>(answered) : 0;
+  }
+};
 
 // The raw client's local port and its PMA agent, closed when it goes.
 class RawPort {
@@ -137,6 +155,8 @@ uint64_t raw_sweep(const RawPort& p, const std::vector<Target>& targets) {
 Window raw_window(const RawPort& p, const std::vector<Target>& targets, double seconds) {
   Window w;
   const auto start = Clock::now();
+  const double cpu_start = process_cpu_seconds();
+  const uint64_t waits_start = process_waits();
   const auto length = std::chrono::duration<double>(seconds);
   while (Clock::now() - start < length) {
     const uint64_t answered = raw_sweep(p, targets);
@@ -145,6 +165,8 @@ Window raw_window(const RawPort& p, const std::vector<Target>& targets, double s
     ++w.sweeps;
   }
   w.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  w.cpu_seconds = process_cpu_seconds() - cpu_start;
+  w.waits = process_waits() - waits_start;
   return w;
 }
 
@@ -162,18 +184,24 @@ Result<Window> poller_window(double seconds) {
   o.intervals.idle = std::chrono::hours(1);
   o.rediscover = std::chrono::hours(1);
   o.intervals.port_info = std::chrono::milliseconds(0);  // PMA reads only, like (a')
-  SampleRing ring(1 << 20);
+  // The daemon's ring (collector.ring-size's default): a larger one costs the poller page
+  // faults on its first pass, which a daemon pays once, not in every window.
+  SampleRing ring(32768);
   Window w;
   std::atomic<bool> stop{false};
   Poller* running = nullptr;
   Clock::time_point first_done{};
   uint64_t answered_at_first = 0;
+  double cpu_at_first = 0;
+  uint64_t waits_at_first = 0;
   PollerEvents events;
   events.sweep_done = [&](const SweepSummary& s) {
     fmt::print(stderr, "ibpulse sweep {}: {:.3f} s, {} stale\n", s.number, s.seconds, s.stale);
     if (s.number == 1) {
       first_done = Clock::now();
       answered_at_first = running->stats().mad.answered;
+      cpu_at_first = process_cpu_seconds();
+      waits_at_first = process_waits();
       return;
     }
     w.unread += s.stale;
@@ -194,6 +222,8 @@ Result<Window> poller_window(double seconds) {
   running = &poller;
   auto ran = poller.run(stop);
   w.seconds = std::chrono::duration<double>(Clock::now() - first_done).count();
+  w.cpu_seconds = process_cpu_seconds() - cpu_at_first;
+  w.waits = process_waits() - waits_at_first;
   draining.store(false);
   consumer.join();
   if (!ran) return Error{ran.error()};
@@ -206,8 +236,9 @@ Result<Window> poller_window(double seconds) {
 void print_raw(const char* when, const Window& w) {
   fmt::print(
       "(a') raw client {}: {} answered in {:.2f} s over {} sweeps = {:.0f} MADs/s, {} replies "
-      "given up on\n",
-      when, w.answered, w.seconds, w.sweeps, w.rate(), w.unread);
+      "given up on, {:.2f} us CPU and {:.2f} waits per answered MAD\n",
+      when, w.answered, w.seconds, w.sweeps, w.rate(), w.unread, w.cpu_us_per_mad(),
+      w.waits_per_mad());
 }
 
 int usage() {
@@ -280,8 +311,9 @@ int main(int argc, char** argv) {
   }
   fmt::print(
       "(b) ibpulse poller: {} answered in {:.2f} s over {} sweeps = {:.0f} MADs/s, {} stale port "
-      "reads\n",
-      ours->answered, ours->seconds, ours->sweeps, ours->rate(), ours->unread);
+      "reads, {:.2f} us CPU and {:.2f} waits per answered MAD\n",
+      ours->answered, ours->seconds, ours->sweeps, ours->rate(), ours->unread,
+      ours->cpu_us_per_mad(), ours->waits_per_mad());
   auto after = raw_for(ours->seconds);
   if (!after) return 1;
   print_raw("after", *after);
@@ -291,5 +323,11 @@ int main(int argc, char** argv) {
       "ratio (b)/(a') answered MADs/s: {:.2f} against the faster raw client, {:.2f} against "
       "their mean (target >= 0.9)\n",
       ours->rate() / best, ours->rate() / mean);
+  const double raw_cpu = (before->cpu_us_per_mad() + after->cpu_us_per_mad()) / 2;
+  if (raw_cpu > 0) {
+    fmt::print(
+        "CPU per answered MAD: poller {:.2f} us, raw client {:.2f} us (their mean): {:.2f}x\n",
+        ours->cpu_us_per_mad(), raw_cpu, ours->cpu_us_per_mad() / raw_cpu);
+  }
   return 0;
 }
