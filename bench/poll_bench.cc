@@ -52,39 +52,41 @@ struct Target {
 };
 
 // Answered MADs over a window; `unread`: ports left unread (given up on, or stale).
-// User and system CPU of every thread of this process so far.
-double process_cpu_seconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  const auto seconds = [](const timeval& t) {
-    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
-  };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
+// What this process (every thread) has used so far: CPU, and how often a thread gave up the
+// CPU to wait (for a reply, a lock, the simulator).
+struct Usage {
+  double cpu_seconds = 0;
+  uint64_t waits = 0;  // voluntary context switches: each costs the kernel a wake-up
 
-// Times a thread of this process gave up the CPU to wait (for a reply, a lock, the simulator).
-uint64_t process_waits() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<uint64_t>(usage.ru_nvcsw);
-}
+  static Usage now() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    const auto seconds = [](const timeval& t) {
+      return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+    };
+    return {seconds(usage.ru_utime) + seconds(usage.ru_stime),
+            static_cast<uint64_t>(usage.ru_nvcsw)};
+  }
+  Usage operator-(const Usage& since) const {
+    return {cpu_seconds - since.cpu_seconds, waits - since.waits};
+  }
+};
 
 struct Window {
   double seconds = 0;
   uint64_t answered = 0;
   uint64_t sweeps = 0;
   uint64_t unread = 0;
-  // CPU of the whole process over the window (every thread: umad2sim's receiver too). The
-  // simulator's own speed drifts between windows; the client's CPU per answered MAD does not,
-  // and on a machine the simulator shares it decides how many MADs the simulator gets done.
-  double cpu_seconds = 0;
-  uint64_t waits = 0;  // voluntary context switches: each costs the kernel a wake-up
+  // The whole process over the window (every thread: umad2sim's receiver too): on a machine
+  // the simulator shares, the client's CPU per answered MAD decides how many MADs the
+  // simulator gets done.
+  Usage used;
   double rate() const { return seconds > 0 ? static_cast<double>(answered) / seconds : 0; }
   double cpu_us_per_mad() const {
-    return answered > 0 ? cpu_seconds * 1e6 / static_cast<double>(answered) : 0;
+    return answered > 0 ? used.cpu_seconds * 1e6 / static_cast<double>(answered) : 0;
   }
   double waits_per_mad() const {
-    return answered > 0 ? static_cast<double>(waits) / static_cast<double>(answered) : 0;
+    return answered > 0 ? static_cast<double>(used.waits) / static_cast<double>(answered) : 0;
   }
 };
 
@@ -158,8 +160,7 @@ uint64_t raw_sweep(const RawPort& p, const std::vector<Target>& targets) {
 Window raw_window(const RawPort& p, const std::vector<Target>& targets, double seconds) {
   Window w;
   const auto start = Clock::now();
-  const double cpu_start = process_cpu_seconds();
-  const uint64_t waits_start = process_waits();
+  const Usage started = Usage::now();
   const auto length = std::chrono::duration<double>(seconds);
   while (Clock::now() - start < length) {
     const uint64_t answered = raw_sweep(p, targets);
@@ -168,8 +169,7 @@ Window raw_window(const RawPort& p, const std::vector<Target>& targets, double s
     ++w.sweeps;
   }
   w.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  w.cpu_seconds = process_cpu_seconds() - cpu_start;
-  w.waits = process_waits() - waits_start;
+  w.used = Usage::now() - started;
   return w;
 }
 
@@ -195,16 +195,14 @@ Result<Window> poller_window(double seconds) {
   Poller* running = nullptr;
   Clock::time_point first_done{};
   uint64_t answered_at_first = 0;
-  double cpu_at_first = 0;
-  uint64_t waits_at_first = 0;
+  Usage used_at_first;
   PollerEvents events;
   events.sweep_done = [&](const SweepSummary& s) {
     fmt::print(stderr, "ibpulse sweep {}: {:.3f} s, {} stale\n", s.number, s.seconds, s.stale);
     if (s.number == 1) {
       first_done = Clock::now();
       answered_at_first = running->stats().mad.answered;
-      cpu_at_first = process_cpu_seconds();
-      waits_at_first = process_waits();
+      used_at_first = Usage::now();
       return;
     }
     w.unread += s.stale;
@@ -225,8 +223,7 @@ Result<Window> poller_window(double seconds) {
   running = &poller;
   auto ran = poller.run(stop);
   w.seconds = std::chrono::duration<double>(Clock::now() - first_done).count();
-  w.cpu_seconds = process_cpu_seconds() - cpu_at_first;
-  w.waits = process_waits() - waits_at_first;
+  w.used = Usage::now() - used_at_first;
   draining.store(false);
   consumer.join();
   if (!ran) return Error{ran.error()};
@@ -334,7 +331,6 @@ int main(int argc, char** argv) {
     return raw_window(port, targets, seconds);
   };
   if (const char* baseline = std::getenv("POLL_BENCH_BASELINE_SECONDS")) {
-    const double cpu_start = process_cpu_seconds();
     auto w = raw_for(std::atof(baseline));
     if (!w) return 1;
     // run_scale_bench reads these two lines.
@@ -343,16 +339,16 @@ int main(int argc, char** argv) {
         "{:.0f} MADs/s\n",
         w->sweeps, w->seconds, w->rate());
     if (w->answered > 0) {
-      fmt::print("(a') client CPU: {:.3f} us per answered MAD\n",
-                 (process_cpu_seconds() - cpu_start) * 1e6 / static_cast<double>(w->answered));
+      fmt::print("(a') client CPU: {:.3f} us per answered MAD\n", w->cpu_us_per_mad());
     }
     return 0;
   }
   auto before = raw_for(window);
   if (!before) return 1;
   print_raw("before", *before);
-  // The simulator's speed drifts between windows: with several rounds, each poller window is
-  // judged against the raw windows on either side of it, and the median round is the figure.
+  // A client's rate moves between windows (the simulator drifts; unpinned, threads land on
+  // other cores): with several rounds, each poller window is judged against the raw windows on
+  // either side of it, and the median round is the figure.
   std::vector<double> rate_ratios;
   std::vector<double> cpu_ratios;
   for (unsigned round = 1; round <= rounds; ++round) {
