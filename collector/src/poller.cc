@@ -137,6 +137,10 @@ struct Poller::State {
         events(std::move(e)),
         backend(with_defaults(std::move(b))),
         scheduler(options.intervals) {
+    // A node's reads in runs of 4 x its limit in flight (a whole 64-port switch at the
+    // default 16): at two reads a port the backlog issue_due() keeps, 16 x the window, then
+    // spans twice the window / per-node nodes the window needs (scheduler.h).
+    scheduler.set_node_run(4 * options.mad.per_node);
     name_cache_file();
     follow_missing_limit();
   }

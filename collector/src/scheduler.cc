@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
+#include <unordered_map>
 
 namespace ibpulse::collector {
 
@@ -113,6 +115,43 @@ std::vector<Want> wanted_items(const Topology& topology, const Intervals& interv
   return wanted;
 }
 
+using NewItems = std::vector<std::pair<PortKey, uint32_t>>;  // port, topology index
+
+// Orders new items node by node in topology order, `run` ports of a node in a row, every
+// node's first run before any node's second (scheduler.h, set_node_run). Nodes take turns so
+// the per-node limit never starves the window on a switch's 64 ports; runs of a node's ports
+// keep the reads to one PMA together. On the simulator's 70,000-port fabric the poller
+// answered 0.84-1.00 of the raw client's MADs/s (bench/poll_bench.cc, which reads in topology
+// order) with runs of 1, 0.93-0.94 with runs of 8 and 0.96-1.06 with whole switches: ibsim
+// looks each MAD's destination LID up switch by switch, cheaper for one LID in a row.
+void order_in_node_runs(NewItems& items, uint32_t run) {
+  std::sort(items.begin(), items.end(),
+            [](const auto& a, const auto& b) { return a.second < b.second; });
+  struct Place {
+    uint32_t round;       // the node's run it falls in
+    uint32_t node_first;  // the node's first topology index: nodes in topology order
+    uint32_t rank;        // its place among the node's ports
+    uint32_t item;
+  };
+  std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> nodes;  // first index, ports seen
+  std::vector<Place> places;
+  places.reserve(items.size());
+  for (uint32_t i = 0; i < items.size(); ++i) {
+    auto& [first, seen] =
+        nodes.try_emplace(items[i].first.node_guid, items[i].second, 0).first->second;
+    places.push_back(Place{seen / run, first, seen, i});
+    ++seen;
+  }
+  std::sort(places.begin(), places.end(), [](const Place& a, const Place& b) {
+    return std::tie(a.round, a.node_first, a.rank) < std::tie(b.round, b.node_first, b.rank);
+  });
+  NewItems ordered;
+  ordered.reserve(items.size());
+  for (const Place& p : places)
+    ordered.push_back(items[p.item]);
+  items = std::move(ordered);
+}
+
 }  // namespace
 
 void Scheduler::free_slot(uint32_t slot) {
@@ -132,7 +171,7 @@ void Scheduler::update(const Topology& topology, Clock::time_point now) {
   std::sort(scheduled.begin(), scheduled.end(), by_key);
   // Both sorted: one merge finds the items that stay (their port index may have moved), the
   // ones gone and the ones new.
-  std::map<Group, std::vector<std::pair<PortKey, uint32_t>>> added;
+  std::map<Group, NewItems> added;
   auto have = scheduled.begin();
   for (const Want& w : wanted) {
     for (; have != scheduled.end() && by_key(*have, w); ++have)
@@ -153,12 +192,7 @@ void Scheduler::update(const Topology& topology, Clock::time_point now) {
     slots_.reserve(slots_.size() + new_items - free_slots_.size());
   // New items are spread evenly over their interval.
   for (auto& [group, ports] : added) {
-    // Interleave nodes (port 1 of every node, then port 2, ...): reads due together go to
-    // different nodes, so per-node limits never starve the window on a switch's 64 ports.
-    std::sort(ports.begin(), ports.end(), [](const auto& a, const auto& b) {
-      return std::pair{a.first.port, a.first.node_guid} <
-             std::pair{b.first.port, b.first.node_guid};
-    });
+    order_in_node_runs(ports, node_run_);
     const auto interval = interval_of(group);
     for (size_t i = 0; i < ports.size(); ++i) {
       uint32_t slot = 0;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -49,6 +50,28 @@ TEST(Scheduler, SpreadsFirstReadsOverTheIntervalAndInterleavesNodes) {
   for (const auto& item : first_quarter)
     nodes.insert(item.port.node_guid);
   EXPECT_EQ(nodes.size(), 4u) << "consecutive reads go to different nodes";
+}
+
+TEST(Scheduler, ReadsANodesPortsInRunsWithNodesTakingTurnsInTopologyOrder) {
+  Scheduler s(intervals());
+  s.set_node_run(4);
+  const auto t0 = Clock::now();
+  Topology t = fabric(3, 8);
+  // Topology order is not GUID order: the first switch listed last.
+  std::rotate(t.ports.begin(), t.ports.begin() + 8, t.ports.end());
+  s.update(t, t0);
+  std::vector<std::pair<uint64_t, unsigned>> order;
+  for (const auto& item : s.take_due(t0 + 999ms)) {
+    if (item.group == Group::kCounters) order.emplace_back(item.port.node_guid, item.port.port);
+  }
+  std::vector<std::pair<uint64_t, unsigned>> expected;
+  for (unsigned run = 0; run < 2; ++run) {
+    for (const uint64_t node : {0x1001u, 0x1002u, 0x1000u}) {
+      for (unsigned p = 1; p <= 4; ++p)
+        expected.emplace_back(node, run * 4 + p);
+    }
+  }
+  EXPECT_EQ(order, expected);
 }
 
 TEST(Scheduler, AnItemComesBackOnlyAfterItsReadsCompleted) {

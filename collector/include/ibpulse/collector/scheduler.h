@@ -5,6 +5,7 @@
 //
 // Thread safety: belongs to the poller thread.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -64,6 +65,14 @@ class Scheduler {
 
   std::optional<Clock::time_point> next_due() const;
 
+  // New items are spread over their interval node by node, in topology order: `ports` ports
+  // of one node in a row, then the next node's, every node's first run before any second one
+  // (1, the default: port 1 of every node, then port 2, ...). Runs about the size of the
+  // per-node limit keep a node's reads together, so the PMA (and the simulator) answering
+  // them works from warm state, while the reads due together still span
+  // window / per-node nodes. Applies to items added from the next update() on.
+  void set_node_run(uint32_t ports) { node_run_ = std::max<uint32_t>(ports, 1); }
+
   void set_intervals(Intervals intervals) { intervals_ = intervals; }
   const Intervals& intervals() const { return intervals_; }
   size_t items() const { return slots_.size() - free_slots_.size(); }
@@ -99,6 +108,7 @@ class Scheduler {
   void heap_pop();
 
   Intervals intervals_;
+  uint32_t node_run_ = 1;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;
   std::vector<Entry> heap_;
