@@ -67,10 +67,10 @@ class Scheduler {
 
   // New items are spread over their interval node by node, in topology order: `ports` ports
   // of one node in a row, then the next node's, every node's first run before any second one
-  // (1, the default: port 1 of every node, then port 2, ...). Runs about the size of the
-  // per-node limit keep a node's reads together, so the PMA (and the simulator) answering
-  // them works from warm state, while the reads due together still span
-  // window / per-node nodes. Applies to items added from the next update() on.
+  // (1, the default: port 1 of every node, then port 2, ...). Runs keep a node's reads
+  // together, so the PMA (and the simulator) answering them works from warm state; short
+  // enough, the reads due together still span the window / per-node nodes that fill the
+  // window (the poller's choice: poller.cc). Applies to items added from the next update() on.
   void set_node_run(uint32_t ports) { node_run_ = std::max<uint32_t>(ports, 1); }
 
   void set_intervals(Intervals intervals) { intervals_ = intervals; }
