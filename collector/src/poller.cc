@@ -44,6 +44,12 @@ constexpr uint32_t kClearItem = UINT32_MAX - 1;  // a Set clearing counters the 
 // the engine's and on_done's reads over L3 and cost 3% of the client core at 70,000 ports.
 constexpr size_t kItemsPerTake = 64;
 constexpr size_t kMinBacklog = 2048;
+// Above the floor the backlog is this many windows, so it spans many nodes (max_backlog).
+constexpr unsigned kBacklogWindows = 16;
+// A node's ports are read in runs of this many times its limit in flight (scheduler.h): at two
+// reads a port a run is 8 limits of requests, and the backlog then spans twice the
+// window / per-node nodes the window needs.
+constexpr unsigned kNodeRunLimits = kBacklogWindows / 4;
 
 // A port sampled on the operator's request, and its sample in progress.
 struct SampledPort {
@@ -137,10 +143,8 @@ struct Poller::State {
         events(std::move(e)),
         backend(with_defaults(std::move(b))),
         scheduler(options.intervals) {
-    // A node's reads in runs of 4 x its limit in flight (a whole 64-port switch at the
-    // default 16): at two reads a port the backlog issue_due() keeps, 16 x the window, then
-    // spans twice the window / per-node nodes the window needs (scheduler.h).
-    scheduler.set_node_run(4 * options.mad.per_node);
+    // A whole 64-port switch in a row at the default limit of 16 (kNodeRunLimits).
+    scheduler.set_node_run(kNodeRunLimits * options.mad.per_node);
     name_cache_file();
     follow_missing_limit();
   }
@@ -591,7 +595,7 @@ struct Poller::State {
   // Enough unsent requests that the window stays full whatever the per-node limit: a node's
   // items are often due together (a switch's ports), so the backlog must span many nodes.
   size_t max_backlog() const {
-    return std::max<size_t>(kMinBacklog, size_t{16} * engine->options().window);
+    return std::max<size_t>(kMinBacklog, size_t{kBacklogWindows} * engine->options().window);
   }
 
   void item_done(const Scheduler::Item& item) {
