@@ -12,10 +12,18 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// Traffic counters (data, packets, XmitWait): what a busy, healthy fabric moves every sweep.
+// Traffic counters (data, packets, XmitWait): what a busy, healthy fabric moves every sweep,
+// with its traffic on VL 0 (the per-VL data, packets and wait of VL 0; the other VLs stay 0).
 bool moves(uint16_t counter) {
-  return counter >= schema::index_of(schema::CounterId::kXmitData) &&
-         counter <= schema::index_of(schema::CounterId::kMulticastRcvPackets);
+  if (counter >= schema::index_of(schema::CounterId::kXmitData) &&
+      counter <= schema::index_of(schema::CounterId::kMulticastRcvPackets)) {
+    return true;
+  }
+  const schema::Counter& c = schema::counter_table()[counter];
+  const bool traffic = c.attribute == Attribute::kPortVLOpPackets ||
+                       c.attribute == Attribute::kPortVLOpData ||
+                       c.attribute == Attribute::kPortVLXmitWaitCounters;
+  return traffic && c.label == "vl" && c.label_value == 0;
 }
 
 }  // namespace

@@ -418,7 +418,8 @@ TEST(Converter, ExtraCountersTakeRoomOnlyForTheAttributesRead) {
   c.apply(wait);
   const auto first = c.snapshot(t0);
   const auto& one = *first->find(kPort)->extra;
-  EXPECT_EQ(one.stored(), schema::fields_of(Attribute::kPortVLXmitWaitCounters).size());
+  EXPECT_EQ(one.counters(), schema::fields_of(Attribute::kPortVLXmitWaitCounters).size());
+  EXPECT_EQ(one.packed(), 1u) << "only PortVLXmitWait3 is not 0";
   EXPECT_FALSE(one.find(data2)) << "PortVLOpData was never read";
   EXPECT_FALSE(one.find(schema::extra_counter_count())) << "out of range";
 
@@ -427,7 +428,8 @@ TEST(Converter, ExtraCountersTakeRoomOnlyForTheAttributesRead) {
   c.apply(data);
   const auto second = c.snapshot(t0);
   const auto& two = *second->find(kPort)->extra;
-  EXPECT_EQ(two.stored(), 2 * schema::fields_of(Attribute::kPortVLXmitWaitCounters).size());
+  EXPECT_EQ(two.counters(), 2 * schema::fields_of(Attribute::kPortVLXmitWaitCounters).size());
+  EXPECT_EQ(two.packed(), 2u);
   ASSERT_TRUE(two.find(wait3));
   EXPECT_EQ(two.find(wait3)->total, 77u);
   ASSERT_TRUE(two.find(data2));
@@ -438,7 +440,7 @@ TEST(Converter, ExtraCountersTakeRoomOnlyForTheAttributesRead) {
     read += e.source != Source::kNone;
     EXPECT_EQ(e.total, i == wait3 ? 77u : i == data2 ? 20u : 0u) << i;
   });
-  EXPECT_EQ(read, two.stored());
+  EXPECT_EQ(read, two.counters()) << "the counters read as 0 are read";
 }
 
 // A read that changes no per-VL / per-lane counter leaves the block the snapshots hold shared:
