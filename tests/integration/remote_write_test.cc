@@ -180,6 +180,10 @@ TEST(RemoteWriteVictoriaMetrics, AnOutageLosesNothingThatWasQueued) {
   EXPECT_EQ(samples_total(http_get(d.web_port(), "/metrics"), vm.url("/api/v1/write"), "dropped"),
             0);
   EXPECT_NE(d.log().find("event=remote_write_retry"), std::string::npos);
+  // Each shard retried its request once per backoff while the receiver was down: at least once.
+  EXPECT_GE(metric_value(http_get(d.web_port(), "/metrics"), "ibpulse_remote_write_retries_total",
+                         "url=\"" + vm.url("/api/v1/write") + "\""),
+            1);
   d.stop();
 }
 

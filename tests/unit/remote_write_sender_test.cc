@@ -61,6 +61,7 @@ TEST(RemoteWriteSender, RetriesServerErrorsUntilAccepted) {
   EXPECT_NE(requests[0].head.find("Content-Type: application/x-protobuf"), std::string::npos);
   EXPECT_EQ(counters.retries.load(), 2u);
   EXPECT_EQ(counters.failed.load(), 0u);
+  EXPECT_EQ(counters.sent_bytes.load(), requests[2].body.size()) << "the accepted body, once";
 }
 
 TEST(RemoteWriteSender, ClientErrorsAreNotRetried) {
@@ -77,6 +78,7 @@ TEST(RemoteWriteSender, ClientErrorsAreNotRetried) {
   EXPECT_EQ(receiver.requests().size(), 1u);
   EXPECT_EQ(counters.retries.load(), 0u);
   EXPECT_EQ(counters.sent.load(), 0u);
+  EXPECT_EQ(counters.sent_bytes.load(), 0u);
 }
 
 TEST(RemoteWriteSender, NetworkErrorsAreRetried) {

@@ -40,6 +40,8 @@ DaemonStatus known_status() {
   rw.sent = 1200;
   rw.failed = 3;
   rw.dropped = 4;
+  rw.retries = 6;
+  rw.sent_bytes = 14000;
   rw.queue_samples = 250;
   rw.lag_seconds = 1.5;
   s.remote_write.push_back(rw);
@@ -78,6 +80,8 @@ TEST(SelfMetrics, ExactValuesFromTheStatus) {
       has_line(out, R"(ibpulse_remote_write_samples_total{result="failed",)" + url + "} 3"));
   EXPECT_TRUE(
       has_line(out, R"(ibpulse_remote_write_samples_total{result="dropped",)" + url + "} 4"));
+  EXPECT_TRUE(has_line(out, "ibpulse_remote_write_retries_total{" + url + "} 6"));
+  EXPECT_TRUE(has_line(out, "ibpulse_remote_write_sent_bytes_total{" + url + "} 14000"));
   EXPECT_TRUE(has_line(out, "ibpulse_remote_write_queue_samples{" + url + "} 250"));
   EXPECT_TRUE(has_line(out, "ibpulse_remote_write_lag_seconds{" + url + "} 1.5"));
 }

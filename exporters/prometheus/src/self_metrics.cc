@@ -43,6 +43,8 @@ struct SelfMetrics::Impl {
   pcpp::Family<pcpp::Gauge>* rw_queue = nullptr;
   pcpp::Family<pcpp::Gauge>* rw_lag = nullptr;
   pcpp::Family<pcpp::Counter>* rw_snapshots = nullptr;
+  pcpp::Family<pcpp::Counter>* rw_retries = nullptr;
+  pcpp::Family<pcpp::Counter>* rw_bytes = nullptr;
   // Several local ports (fabric.ports) only: registered at the first status that has them, so
   // a one-port daemon's scrape is unchanged.
   pcpp::Family<pcpp::Gauge>* local_port_up = nullptr;
@@ -281,6 +283,18 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
                             "a newer one while it was busy (skipped: fewer samples per series in "
                             "the TSDB)")
                         .Register(i.registry);
+  i.rw_retries = &pcpp::BuildCounter()
+                      .Name("ibpulse_remote_write_retries_total")
+                      .Help(
+                          "Remote-write requests sent again after a 5xx, a 429 or a network "
+                          "error (each try after the first)")
+                      .Register(i.registry);
+  i.rw_bytes = &pcpp::BuildCounter()
+                    .Name("ibpulse_remote_write_sent_bytes_total")
+                    .Help(
+                        "Remote-write request bodies (snappy-compressed protobuf) acknowledged "
+                        "with a 2xx, in bytes")
+                    .Register(i.registry);
   i.rw_lag = &pcpp::BuildGauge()
                   .Name("ibpulse_remote_write_lag_seconds")
                   .Help(
@@ -345,6 +359,8 @@ void SelfMetrics::update(const DaemonStatus& status) {
     bring_up(i.rw_samples->Add({{"url", rw.url}, {"result", "sent"}}), rw.sent);
     bring_up(i.rw_samples->Add({{"url", rw.url}, {"result", "failed"}}), rw.failed);
     bring_up(i.rw_samples->Add({{"url", rw.url}, {"result", "dropped"}}), rw.dropped);
+    bring_up(i.rw_retries->Add({{"url", rw.url}}), rw.retries);
+    bring_up(i.rw_bytes->Add({{"url", rw.url}}), rw.sent_bytes);
     i.rw_queue->Add({{"url", rw.url}}).Set(static_cast<double>(rw.queue_samples));
     i.rw_lag->Add({{"url", rw.url}}).Set(rw.lag_seconds);
     bring_up(i.rw_snapshots->Add({{"url", rw.url}, {"result", "written"}}), rw.snapshots_written);

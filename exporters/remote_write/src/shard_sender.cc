@@ -79,6 +79,7 @@ bool ShardSender::deliver(HttpClient& client, Log& log, const std::string& body,
     switch (classify(r)) {
       case Outcome::kSent:
         counters_.sent.fetch_add(samples);
+        counters_.sent_bytes.fetch_add(body.size());
         return true;
       case Outcome::kReject:
         counters_.failed.fetch_add(samples);

@@ -283,6 +283,8 @@ std::vector<prometheus::RemoteWriteStatus> RemoteWriter::status() const {
     s.sent = t->counters.sent.load();
     s.failed = t->counters.failed.load();
     s.dropped = t->counters.dropped.load();
+    s.retries = t->counters.retries.load();
+    s.sent_bytes = t->counters.sent_bytes.load();
     int64_t origin = 0;
     for (const auto& q : t->queues) {
       s.queue_samples += q->samples();

@@ -18,7 +18,9 @@ namespace ibpulse::exporters::prometheus {
 struct RemoteWriteStatus {
   std::string url;                             // credentials removed
   uint64_t sent = 0, failed = 0, dropped = 0;  // samples, cumulative
-  uint64_t queue_samples = 0;                  // queued or in flight
+  uint64_t retries = 0;        // requests sent again after a 5xx, 429 or network error, cumulative
+  uint64_t sent_bytes = 0;     // compressed request bodies acknowledged, cumulative
+  uint64_t queue_samples = 0;  // queued or in flight
   double lag_seconds = 0;  // age of the oldest snapshot not wholly acknowledged (or the last one)
   // Published snapshots the writer read, and those it passed over for a newer one while busy.
   uint64_t snapshots_written = 0, snapshots_skipped = 0;

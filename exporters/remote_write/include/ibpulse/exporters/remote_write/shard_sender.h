@@ -24,6 +24,7 @@ struct SampleCounters {
   std::atomic<uint64_t> failed{0};   // rejected by the receiver (4xx other than 429): not retried
   std::atomic<uint64_t> dropped{0};  // not queued: the queue was full (or a stale marker lost)
   std::atomic<uint64_t> retries{0};  // requests sent again after a 5xx, 429 or network error
+  std::atomic<uint64_t> sent_bytes{0};  // request bodies (compressed) acknowledged with 2xx
 };
 
 class ShardSender {
