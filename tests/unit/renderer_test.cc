@@ -47,6 +47,13 @@ std::string render_fabric(MetricGroups groups = {}) {
   narrow.values[converters::testing::field(Attribute::kPortCounters, "PortRcvErrors")] = 3;
   c.apply(narrow);
   c.apply(converters::testing::vl1_sample(kHca, t0));
+  // FDR and faster links: port-wide counters beside per-lane ones.
+  auto speeds = converters::testing::sample(kHca, Attribute::kPortExtendedSpeedsCounters, t0);
+  speeds.values[converters::testing::field(Attribute::kPortExtendedSpeedsCounters,
+                                           "SyncHeaderErrorCounter")] = 5;
+  speeds.values[converters::testing::field(Attribute::kPortExtendedSpeedsCounters,
+                                           "ErrorDetectionCounterLane3")] = 2;
+  c.apply(speeds);
   std::string out;
   FabricRenderer(groups).render(*c.snapshot(t0 + 2s), out);
   return out;
@@ -179,10 +186,33 @@ TEST(Renderer, StreamedInChunksItIsTheSameText) {
   EXPECT_LT(largest, 256u + 1024u);  // a chunk ends at the first line past the size
 }
 
+// PortExtendedSpeedsCounters' SyncHeaderError and UnknownBlock counters are per port (in the
+// default counters group), its other counters per lane (with collect.lanes).
+TEST(Renderer, ExtendedSpeedsPortCountersHaveNoLaneLabel) {
+  const std::string hca = R"(node_guid="0x0002c90300000001",port="1")";
+  const std::string out = render_fabric();
+  EXPECT_TRUE(has_line(out, "infiniband_port_sync_header_error_total{" + hca + "} 5")) << out;
+  EXPECT_TRUE(has_line(out, "infiniband_port_unknown_block_total{" + hca + "} 0"));
+  EXPECT_EQ(out.find("infiniband_port_error_detection_total"), std::string::npos);
+  MetricGroups lanes;
+  lanes.lanes = true;
+  const std::string with_lanes = render_fabric(lanes);
+  EXPECT_TRUE(
+      has_line(with_lanes, "infiniband_port_error_detection_total{" + hca + R"(,lane="3"} 2)"))
+      << with_lanes;
+  EXPECT_TRUE(
+      has_line(with_lanes, "infiniband_port_error_detection_total{" + hca + R"(,lane="0"} 0)"));
+  EXPECT_EQ(with_lanes.find(",=\""), std::string::npos);
+}
+
 TEST(Renderer, PromtoolLintsItClean) {
-  const testing::LintResult lint = testing::promtool_lint(render_fabric());
-  EXPECT_EQ(lint.status, 0) << lint.output;
-  EXPECT_EQ(lint.output, "");
+  for (const bool lanes : {false, true}) {
+    MetricGroups groups;
+    groups.lanes = groups.vl = lanes;
+    const testing::LintResult lint = testing::promtool_lint(render_fabric(groups));
+    EXPECT_EQ(lint.status, 0) << lint.output;
+    EXPECT_EQ(lint.output, "");
+  }
 }
 
 }  // namespace

@@ -54,12 +54,16 @@ void render_extra_counters(const FabricSnapshot& s, const PortLabels& labels, Ou
       for (size_t k = c; k < end; ++k) {
         const auto st = states->find(k - kCoreCounterCount);
         if (!st || st->source == converters::Source::kNone) continue;
+        // Per VL or per lane, with that label; PortExtendedSpeedsCounters' SyncHeaderError
+        // and UnknownBlock counters are per port and have none.
         extra.clear();
-        extra.push_back(',');
-        extra.append(table[k].label);
-        extra.append("=\"");
-        append_integer(extra, table[k].label_value);
-        extra.push_back('"');
+        if (!table[k].label.empty()) {
+          extra.push_back(',');
+          extra.append(table[k].label);
+          extra.append("=\"");
+          append_integer(extra, table[k].label_value);
+          extra.push_back('"');
+        }
         line(out, name, labels.of(i), st->total, extra);
         o.done();
       }
