@@ -16,6 +16,26 @@ namespace ibpulse::exporters::prometheus {
 
 namespace pcpp = ::prometheus;
 
+namespace {
+
+pcpp::Family<pcpp::Counter>& counter_family(pcpp::Registry& registry, const std::string& name,
+                                            const std::string& help) {
+  return pcpp::BuildCounter().Name(name).Help(help).Register(registry);
+}
+
+pcpp::Family<pcpp::Gauge>& gauge_family(pcpp::Registry& registry, const std::string& name,
+                                        const std::string& help) {
+  return pcpp::BuildGauge().Name(name).Help(help).Register(registry);
+}
+
+// prometheus-cpp counters only move by increments: brought up to the daemon's total.
+void bring_up(pcpp::Counter& c, uint64_t total) {
+  const double target = static_cast<double>(total);
+  if (target > c.Value()) c.Increment(target - c.Value());
+}
+
+}  // namespace
+
 // Each series is a gauge set from the daemon's cumulative statistics (prometheus-cpp counters
 // only move by increments); the ones that only grow carry `counter` in their TYPE through a
 // counter family whose value is brought up to the total.
@@ -53,22 +73,16 @@ struct SelfMetrics::Impl {
   void local_ports(const collector::PollerStats& poller) {
     if (poller.local_ports.empty()) return;
     if (local_port_up == nullptr) {
-      local_port_up = &pcpp::BuildGauge()
-                           .Name("ibpulse_local_port_up")
-                           .Help("Whether a local port (fabric.ports) polls its share of nodes")
-                           .Register(registry);
+      local_port_up = &gauge_family(registry, "ibpulse_local_port_up",
+                                    "Whether a local port (fabric.ports) polls its share of nodes");
       local_port_failovers =
-          &pcpp::BuildCounter()
-               .Name("ibpulse_local_port_failovers_total")
-               .Help("Times a local port went down and handed its nodes to the others")
-               .Register(registry)
+          &counter_family(registry, "ibpulse_local_port_failovers_total",
+                          "Times a local port went down and handed its nodes to the others")
                .Add({});
     }
     for (const auto& p : poller.local_ports)
       local_port_up->Add({{"ca", p.ca}, {"port", std::to_string(p.port)}}).Set(p.up ? 1 : 0);
-    const double target = static_cast<double>(poller.local_port_failovers);
-    if (target > local_port_failovers->Value())
-      local_port_failovers->Increment(target - local_port_failovers->Value());
+    bring_up(*local_port_failovers, poller.local_port_failovers);
   }
 
   // Several subnets only, registered as the local ports are.
@@ -80,31 +94,20 @@ struct SelfMetrics::Impl {
   void subnets(const DaemonStatus& status) {
     if (status.poller.subnets.size() <= 1) return;
     if (subnet_info == nullptr) {
-      subnet_info = &pcpp::BuildGauge()
-                         .Name("ibpulse_subnet_info")
-                         .Help(
-                             "A subnet this collector polls (always 1): `subnet` names it by "
-                             "the local port that reaches it, prefixes are not unique")
-                         .Register(registry);
-      subnet_ports = &pcpp::BuildGauge()
-                          .Name("ibpulse_subnet_ports")
-                          .Help("Ports in the subnet's last discovery")
-                          .Register(registry);
+      subnet_info = &gauge_family(registry, "ibpulse_subnet_info",
+                                  "A subnet this collector polls (always 1): `subnet` names it by "
+                                  "the local port that reaches it, prefixes are not unique");
+      subnet_ports =
+          &gauge_family(registry, "ibpulse_subnet_ports", "Ports in the subnet's last discovery");
       duplicate_ports =
-          &pcpp::BuildGauge()
-               .Name("ibpulse_duplicate_ports")
-               .Help(
-                   "Ports found in two subnets (by node GUID and port, or by port GUID) at "
-                   "the last discovery: the first subnet's port is kept")
-               .Register(registry)
+          &gauge_family(registry, "ibpulse_duplicate_ports",
+                        "Ports found in two subnets (by node GUID and port, or by port GUID) at "
+                        "the last discovery: the first subnet's port is kept")
                .Add({});
       duplicate_samples =
-          &pcpp::BuildCounter()
-               .Name("ibpulse_duplicate_port_samples_total")
-               .Help(
-                   "Readings of a port found in two subnets that came through the later "
-                   "subnet: dropped, never mixed in")
-               .Register(registry)
+          &counter_family(registry, "ibpulse_duplicate_port_samples_total",
+                          "Readings of a port found in two subnets that came through the later "
+                          "subnet: dropped, never mixed in")
                .Add({});
     }
     for (const auto& sub : status.poller.subnets) {
@@ -114,29 +117,24 @@ struct SelfMetrics::Impl {
       subnet_ports->Add({{"subnet", sub.local_port}}).Set(static_cast<double>(sub.ports));
     }
     duplicate_ports->Set(static_cast<double>(status.poller.duplicate_ports));
-    const double target = static_cast<double>(status.converter.other_subnet_samples);
-    if (target > duplicate_samples->Value())
-      duplicate_samples->Increment(target - duplicate_samples->Value());
+    bring_up(*duplicate_samples, status.converter.other_subnet_samples);
   }
 
   void total(const std::string& name, const std::string& help,
              std::function<uint64_t(const DaemonStatus&)> read, const pcpp::Labels& labels = {}) {
-    auto& family = pcpp::BuildCounter().Name(name).Help(help).Register(registry);
+    auto& family = counter_family(registry, name, help);
     totals.push_back({&family.Add(labels), std::move(read)});
   }
   void level(const std::string& name, const std::string& help,
              double (*read)(const DaemonStatus&)) {
-    auto& family = pcpp::BuildGauge().Name(name).Help(help).Register(registry);
+    auto& family = gauge_family(registry, name, help);
     levels.push_back({&family.Add({}), read});
   }
 };
 
 SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) {
   auto& i = *impl_;
-  pcpp::BuildGauge()
-      .Name("ibpulse_build_info")
-      .Help("ibpulse's version (always 1)")
-      .Register(i.registry)
+  gauge_family(i.registry, "ibpulse_build_info", "ibpulse's version (always 1)")
       .Add({{"version", version}})
       .Set(1);
   using S = const DaemonStatus&;
@@ -157,12 +155,9 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
           [](S s) { return static_cast<double>(s.poller.shard.count); });
   i.level("ibpulse_shard_nodes", "Nodes this collector polls and exports (shard.*)",
           [](S s) { return static_cast<double>(s.poller.owned_nodes); });
-  i.shard_info = &pcpp::BuildGauge()
-                      .Name("ibpulse_shard_info")
-                      .Help(
-                          "This collector's shard.index, shard.count and shard.replicas "
-                          "(always 1): a shard missing from the TSDB is a dead collector")
-                      .Register(i.registry);
+  i.shard_info = &gauge_family(i.registry, "ibpulse_shard_info",
+                               "This collector's shard.index, shard.count and shard.replicas "
+                               "(always 1): a shard missing from the TSDB is a dead collector");
   i.total("ibpulse_discoveries_total", "Fabric discoveries run",
           [](S s) { return s.poller.discoveries; });
   i.total("ibpulse_discovery_failures_total", "Fabric discoveries that failed",
@@ -250,10 +245,8 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
           "HTTP request heads refused as malformed (400) or "
           "too large (431)",
           [](S s) { return s.http_bad_requests; });
-  i.active_alerts = &pcpp::BuildGauge()
-                         .Name("ibpulse_alerts_active")
-                         .Help("1 for each raised threshold rule instance (a rule on a port)")
-                         .Register(i.registry);
+  i.active_alerts = &gauge_family(i.registry, "ibpulse_alerts_active",
+                                  "1 for each raised threshold rule instance (a rule on a port)");
   i.total("ibpulse_alerts_raised_total", "Threshold rule instances raised",
           [](S s) { return s.alerts.raised; });
   i.total("ibpulse_alerts_cleared_total", "Threshold rule instances cleared",
@@ -266,49 +259,30 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
   i.total("ibpulse_notifications_dropped_total",
           "SNMP notifications dropped because a queue was full (the oldest go first)",
           [](S s) { return s.notifications_dropped; });
-  i.rw_samples = &pcpp::BuildCounter()
-                      .Name("ibpulse_remote_write_samples_total")
-                      .Help(
-                          "Remote-write samples by result: sent (acknowledged), failed "
-                          "(rejected with a 4xx, not retried), dropped (queue full)")
-                      .Register(i.registry);
-  i.rw_queue = &pcpp::BuildGauge()
-                    .Name("ibpulse_remote_write_queue_samples")
-                    .Help("Remote-write samples queued or in flight")
-                    .Register(i.registry);
-  i.rw_snapshots = &pcpp::BuildCounter()
-                        .Name("ibpulse_remote_write_snapshots_total")
-                        .Help(
-                            "Published snapshots remote write read (written) or passed over for "
-                            "a newer one while it was busy (skipped: fewer samples per series in "
-                            "the TSDB)")
-                        .Register(i.registry);
-  i.rw_retries = &pcpp::BuildCounter()
-                      .Name("ibpulse_remote_write_retries_total")
-                      .Help(
-                          "Remote-write requests sent again after a 5xx, a 429 or a network "
-                          "error (each try after the first)")
-                      .Register(i.registry);
-  i.rw_bytes = &pcpp::BuildCounter()
-                    .Name("ibpulse_remote_write_sent_bytes_total")
-                    .Help(
-                        "Remote-write request bodies (snappy-compressed protobuf) acknowledged "
-                        "with a 2xx, in bytes")
-                    .Register(i.registry);
-  i.rw_lag = &pcpp::BuildGauge()
-                  .Name("ibpulse_remote_write_lag_seconds")
-                  .Help(
-                      "Age of the oldest snapshot whose samples are not all acknowledged (when "
-                      "none is pending: of the last acknowledged one)")
-                  .Register(i.registry);
+  i.rw_samples = &counter_family(i.registry, "ibpulse_remote_write_samples_total",
+                                 "Remote-write samples by result: sent (acknowledged), failed "
+                                 "(rejected with a 4xx, not retried), dropped (queue full)");
+  i.rw_queue = &gauge_family(i.registry, "ibpulse_remote_write_queue_samples",
+                             "Remote-write samples queued or in flight");
+  i.rw_snapshots =
+      &counter_family(i.registry, "ibpulse_remote_write_snapshots_total",
+                      "Published snapshots remote write read (written) or passed over for "
+                      "a newer one while it was busy (skipped: fewer samples per series in "
+                      "the TSDB)");
+  i.rw_retries = &counter_family(i.registry, "ibpulse_remote_write_retries_total",
+                                 "Remote-write requests sent again after a 5xx, a 429 or a network "
+                                 "error (each try after the first)");
+  i.rw_bytes =
+      &counter_family(i.registry, "ibpulse_remote_write_sent_bytes_total",
+                      "Remote-write request bodies (snappy-compressed protobuf) acknowledged "
+                      "with a 2xx, in bytes");
+  i.rw_lag =
+      &gauge_family(i.registry, "ibpulse_remote_write_lag_seconds",
+                    "Age of the oldest snapshot whose samples are not all acknowledged (when "
+                    "none is pending: of the last acknowledged one)");
 }
 
 namespace {
-
-void bring_up(pcpp::Counter& c, uint64_t total) {
-  const double target = static_cast<double>(total);
-  if (target > c.Value()) c.Increment(target - c.Value());
-}
 
 pcpp::Labels alert_labels(const alerts::AlertEvent& e) {
   return {{"rule", e.rule},
@@ -334,11 +308,8 @@ void SelfMetrics::update(const DaemonStatus& status) {
   }
   impl_->local_ports(status.poller);
   impl_->subnets(status);
-  for (const auto& t : impl_->totals) {
-    const double target = static_cast<double>(t.read(status));
-    const double now = t.series->Value();
-    if (target > now) t.series->Increment(target - now);
-  }
+  for (const auto& t : impl_->totals)
+    bring_up(*t.series, t.read(status));
   for (const auto& l : impl_->levels)
     l.series->Set(l.read(status));
   std::map<pcpp::Labels, pcpp::Gauge*> now;
