@@ -105,9 +105,9 @@ void StateSaver::load(const collector::Topology& topology, converters::Converter
   if (loaded) {
     spdlog::info(
         "event=state_loaded path=\"{}\" ports={} in_topology={} if_indexes={} "
-        "if_indexes_dropped={} saved_unix_seconds={}",
+        "if_indexes_dropped={} counters_unknown={} saved_unix_seconds={}",
         log_text(path_.string()), loaded->ports, loaded->ports_in_topology, loaded->if_indexes,
-        loaded->if_indexes_dropped, loaded->saved_unix_seconds);
+        loaded->if_indexes_dropped, loaded->counters_unknown, loaded->saved_unix_seconds);
     return;
   }
   const auto aside = converters::set_aside(path_);

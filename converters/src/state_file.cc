@@ -1,95 +1,27 @@
 #include "ibpulse/converters/state_file.h"
 
 #include <algorithm>
-#include <bit>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 
+#include "state_codec.h"
+#include "state_counter_map.h"
+
 namespace ibpulse::converters {
 namespace {
 
-static_assert(std::endian::native == std::endian::little,
-              "the state file is little-endian; a big-endian build needs byte swaps here");
+using state_codec::checksum;
+using state_codec::Reader;
+using state_codec::Writer;
 
 constexpr char kMagic[8] = {'I', 'B', 'P', 'S', 'T', 'A', 'T', 'E'};
-constexpr uint32_t kVersion = 1;
+// Version 1 carried a fingerprint of the counter schema and restored counters only under the
+// same one; version 2 carries the counter table (state_counter_map.h) and restores by name.
+constexpr uint32_t kVersion = 2, kFingerprintVersion = 1;
 
 // Port flags.
 constexpr uint8_t kIetfExtended = 1, kFlowControlCounted = 2, kOwnClearSinceExtended = 4;
-
-// FNV-1a over the bytes: catches truncation and damage (not an adversary: the file is ours).
-uint64_t checksum(const char* data, size_t size) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < size; ++i) {
-    h ^= static_cast<uint8_t>(data[i]);
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-
-// The counter schema the file was written with: indexes are only meaningful with the same one.
-uint64_t schema_fingerprint() {
-  std::string names;
-  for (const auto& c : schema::counter_table()) {
-    names += c.name;
-    names += std::to_string(c.label_value);
-    names += '\n';
-  }
-  names += std::to_string(schema::extra_counter_count());
-  return checksum(names.data(), names.size());
-}
-
-class Writer {
- public:
-  template <typename T>
-  void put(T value) {
-    static_assert(std::is_trivially_copyable_v<T>);
-    const size_t at = out_.size();
-    out_.resize(at + sizeof(T));
-    std::memcpy(out_.data() + at, &value, sizeof(T));
-  }
-  void put_counter(const CounterState& c) {
-    put<uint64_t>(c.total);
-    put<uint64_t>(c.last_raw);
-    put<uint8_t>(static_cast<uint8_t>(c.source));
-    put<uint8_t>(c.saturated ? 1 : 0);
-  }
-  std::string finish() {
-    put<uint64_t>(checksum(out_.data(), out_.size()));
-    return std::move(out_);
-  }
-  void reserve(size_t n) { out_.reserve(n); }
-
- private:
-  std::string out_;
-};
-
-class Reader {
- public:
-  explicit Reader(const std::string& bytes) : bytes_(bytes) {}
-  template <typename T>
-  bool get(T& value) {
-    if (bytes_.size() - at_ < sizeof(T)) return false;
-    std::memcpy(&value, bytes_.data() + at_, sizeof(T));
-    at_ += sizeof(T);
-    return true;
-  }
-  bool get_counter(CounterState& c) {
-    uint8_t source = 0;
-    uint8_t saturated = 0;
-    if (!get(c.total) || !get(c.last_raw) || !get(source) || !get(saturated)) return false;
-    if (source > static_cast<uint8_t>(Source::kWide) || saturated > 1) return false;
-    c.source = static_cast<Source>(source);
-    c.saturated = saturated != 0;
-    return true;
-  }
-  size_t offset() const { return at_; }
-
- private:
-  const std::string& bytes_;
-  size_t at_ = 0;
-};
 
 struct Header {
   uint32_t version = 0;
@@ -111,17 +43,27 @@ Result<Header> read_header(Reader& in) {
   if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) return Err("not an ibpulse state file");
   Header h;
   if (!in.get(h.version)) return Err("truncated header");
-  if (h.version != kVersion) {
-    return Err("state file version {} (this ibpulse reads version {})", h.version, kVersion);
+  if (h.version != kVersion && h.version != kFingerprintVersion) {
+    return Err("state file version {} (this ibpulse reads versions {} and {})", h.version,
+               kFingerprintVersion, kVersion);
   }
-  if (!in.get(h.fingerprint) || !in.get(h.subnet_prefix) || !in.get(h.saved_unix_seconds) ||
-      !in.get(h.ports) || !in.get(h.if_indexes)) {
+  if ((h.version == kFingerprintVersion && !in.get(h.fingerprint)) || !in.get(h.subnet_prefix) ||
+      !in.get(h.saved_unix_seconds) || !in.get(h.ports) || !in.get(h.if_indexes)) {
     return Err("truncated header");
   }
   return h;
 }
 
-bool read_port(Reader& in, SavedPort& out) {
+// Moves the bits of a mask over the file's core counters to this schema's core counters.
+uint64_t map_core_mask(uint64_t file_mask, const CounterMap& map) {
+  uint64_t out = 0;
+  for (size_t c = 0; c < map.core.size(); ++c) {
+    if ((file_mask >> c & 1) != 0 && map.core[c] != kCounterGone) out |= uint64_t{1} << map.core[c];
+  }
+  return out;
+}
+
+bool read_port(Reader& in, const CounterMap& map, SavedPort& out) {
   uint8_t flags = 0;
   uint64_t core_mask = 0;
   uint32_t extras = 0;
@@ -134,37 +76,43 @@ bool read_port(Reader& in, SavedPort& out) {
   p.ietf_extended = (flags & kIetfExtended) != 0;
   p.flow_control_counted = (flags & kFlowControlCounted) != 0;
   p.own_clear_since_extended = (flags & kOwnClearSinceExtended) != 0;
-  if (core_mask >> schema::kCoreCounterCount != 0) return false;
-  if (p.present >> schema::kCoreCounterCount != 0 || (p.present & ~core_mask) != 0) return false;
-  for (size_t c = 0; c < schema::kCoreCounterCount; ++c) {
+  const size_t file_core = map.core.size();
+  if (file_core < 64 && core_mask >> file_core != 0) return false;
+  if ((file_core < 64 && p.present >> file_core != 0) || (p.present & ~core_mask) != 0) {
+    return false;
+  }
+  p.present = map_core_mask(p.present, map);
+  for (size_t c = 0; c < file_core; ++c) {
     if ((core_mask >> c & 1) == 0) continue;
     CounterState counter;
     if (!in.get_counter(counter)) return false;
-    p.core.set(c, counter);
+    if (map.core[c] != kCounterGone) p.core.set(map.core[c], counter);
   }
   if (extras == 0) return true;
-  const size_t extra_count = schema::extra_counter_count();
-  if (extras > extra_count) return false;
+  if (extras > map.extra.size()) return false;
   p.extra = std::make_shared<ExtraCounters>();
   for (uint32_t i = 0; i < extras; ++i) {
     uint32_t index = 0;
     CounterState c;
-    if (!in.get(index) || index >= extra_count || !in.get_counter(c)) return false;
+    if (!in.get(index) || index >= map.extra.size() || !in.get_counter(c)) return false;
     if (c.last_raw > UINT32_MAX) return false;  // no extra counter is wider than 32 bits
+    if (map.extra[index] == kCounterGone) continue;
     ExtraCounterState e;
     e.assign(c);
-    p.extra->set(index, e);
+    p.extra->set(map.extra[index], e);
   }
+  if (p.extra->counters() == 0) p.extra.reset();
   return true;
 }
 
-Result<std::vector<SavedPort>> read_ports(Reader& in, uint64_t count, size_t bytes) {
+Result<std::vector<SavedPort>> read_ports(Reader& in, const CounterMap& map, uint64_t count,
+                                          size_t bytes) {
   // Each port takes at least 62 bytes: a count beyond what the file can hold is damage.
   if (count > bytes / 62) return Err("port count {} does not fit the file", count);
   std::vector<SavedPort> ports;
   ports.reserve(std::min<uint64_t>(count, 1024));  // grows with what parses, not with the claim
   for (uint64_t i = 0; i < count; ++i) {
-    if (!read_port(in, ports.emplace_back())) {
+    if (!read_port(in, map, ports.emplace_back())) {
       return Err("damaged port record at byte {}", in.offset());
     }
   }
@@ -260,7 +208,6 @@ std::string encode_state(const Converter& converter, uint64_t subnet_prefix) {
   for (char c : kMagic)
     out.put(c);
   out.put<uint32_t>(kVersion);
-  out.put<uint64_t>(schema_fingerprint());
   out.put<uint64_t>(subnet_prefix);
   out.put<int64_t>(std::chrono::duration_cast<std::chrono::seconds>(
                        std::chrono::system_clock::now().time_since_epoch())
@@ -273,6 +220,7 @@ std::string encode_state(const Converter& converter, uint64_t subnet_prefix) {
     out.put(e.key.port);
     out.put(e.if_index);
   }
+  put_counter_table(out);
   converter.for_each_port([&](collector::PortKey key, const Converter::PortState& p) {
     const uint64_t core_mask = p.core.sourced();
     uint32_t extras = 0;
@@ -325,14 +273,21 @@ Result<LoadedState> apply_state(const std::string& bytes, const collector::Topol
   LoadedState loaded;
   loaded.saved_unix_seconds = header->saved_unix_seconds;
   loaded.if_indexes = if_indexes->size();
-  if (header->fingerprint != schema_fingerprint()) {
-    // The counters' layout changed (another ibpulse version): they cannot be read back, but
-    // the interface numbering does not depend on it and managers key their history by it.
-    loaded.counters_refused = "written with another counter schema (another ibpulse version)";
-    loaded.if_indexes_dropped = converter.if_indexes().restore(std::move(*if_indexes));
-    return loaded;
+  CounterMap map;
+  if (header->version == kFingerprintVersion) {
+    if (header->fingerprint != counter_schema_fingerprint()) {
+      // A version-1 file names no counter: they cannot be read back, but the interface
+      // numbering does not depend on them and managers key their history by it.
+      loaded.counters_refused = "written with another counter schema (another ibpulse version)";
+      loaded.if_indexes_dropped = converter.if_indexes().restore(std::move(*if_indexes));
+      return loaded;
+    }
+    map = CounterMap::identity();
+  } else if (!read_counter_table(in, body, map)) {
+    return Err("damaged counter table at byte {}", in.offset());
   }
-  auto ports = read_ports(in, header->ports, body);
+  loaded.counters_unknown = map.unknown;
+  auto ports = read_ports(in, map, header->ports, body);
   if (!ports) return Error{ports.error()};
   auto vl_traffic = read_vl_traffic(in, body);
   if (!vl_traffic) return Error{vl_traffic.error()};
