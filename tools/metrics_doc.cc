@@ -28,6 +28,8 @@ std::string_view unit_name(Unit unit) {
       return "ticks";
     case Unit::kBlocks:
       return "FEC blocks";
+    case Unit::kSymbols:
+      return "RS-FEC symbols";
   }
   return "?";
 }
@@ -47,8 +49,8 @@ std::string mib_name(MibColumn mib) {
 }
 
 std::string describe(const Field& field) {
-  return fmt::format("{}.{} ({} bit)", find_attribute(field.attribute)->name, field.name,
-                     field.width);
+  return fmt::format("{}{}.{} ({} bit)", find_attribute(field.attribute)->name,
+                     field.layout == Layout::kRsFec ? " (RS-FEC)" : "", field.name, field.width);
 }
 
 std::string source(size_t index) {

@@ -92,6 +92,8 @@ std::string unit_text(const schema::Field& f, uint64_t raw) {
       return "ticks";
     case schema::Unit::kBlocks:
       return "blocks";
+    case schema::Unit::kSymbols:
+      return "symbols";
     case schema::Unit::kEvents:
       break;
   }

@@ -103,7 +103,13 @@ struct Family {
   std::string_view field_prefix;  // + the VL or lane number = the IBA field name
   std::string_view label;
   uint8_t count;
+  Layout layout = Layout::kStandard;
 };
+
+constexpr std::string_view kCorrectableHelp =
+    "FEC blocks corrected, per lane (with RS-FEC active: the port total)";
+constexpr std::string_view kUncorrectableHelp =
+    "FEC blocks that could not be corrected, per lane (with RS-FEC active: the port total)";
 
 constexpr std::array kFamilies = {
     Family{"vl_op_packets", "Packets of the selected OpCode, per VL", kPackets, kPortVLOpPackets,
@@ -120,10 +126,21 @@ constexpr std::array kFamilies = {
            kPortExtendedSpeedsCounters, "UnknownBlockCounter", "", 1},
     Family{"error_detection", "Error detection per lane (FDR and faster links)", kEvents,
            kPortExtendedSpeedsCounters, "ErrorDetectionCounterLane", "lane", 12},
-    Family{"fec_correctable_blocks", "FEC blocks corrected, per lane", kBlocks,
-           kPortExtendedSpeedsCounters, "FECCorrectableBlockCtrLane", "lane", 12},
-    Family{"fec_uncorrectable_blocks", "FEC blocks that could not be corrected, per lane", kBlocks,
-           kPortExtendedSpeedsCounters, "FECUncorrectableBlockCtrLane", "lane", 12},
+    Family{"fec_correctable_blocks", kCorrectableHelp, kBlocks, kPortExtendedSpeedsCounters,
+           "FECCorrectableBlockCtrLane", "lane", 12},
+    // The RS-FEC layout's port totals share a name with the older layout's per-lane
+    // counters (a port reports one or the other; rules and sums over the name cover both)
+    // and follow them: the renderer writes a name's series together, under one HELP.
+    Family{"fec_correctable_blocks", kCorrectableHelp, kBlocks, kPortExtendedSpeedsCounters,
+           "PortFECCorrectableBlockCtr", "", 1, Layout::kRsFec},
+    Family{"fec_uncorrectable_blocks", kUncorrectableHelp, kBlocks, kPortExtendedSpeedsCounters,
+           "FECUncorrectableBlockCtrLane", "lane", 12},
+    Family{"fec_uncorrectable_blocks", kUncorrectableHelp, kBlocks, kPortExtendedSpeedsCounters,
+           "PortFECUncorrectableBlockCtr", "", 1, Layout::kRsFec},
+    Family{"fec_correctable_symbols", "RS-FEC symbols corrected, per lane", kSymbols,
+           kPortExtendedSpeedsCounters, "FECCorrectableSymbolCtrLane", "lane", 12, Layout::kRsFec},
+    Family{"fec_corrected_symbols", "RS-FEC symbols corrected, port total", kSymbols,
+           kPortExtendedSpeedsCounters, "PortFECCorrectedSymbolCtr", "", 1, Layout::kRsFec},
 };
 
 constexpr bool core_in_id_order() {
@@ -143,20 +160,24 @@ struct Tables {
   std::vector<Counter> counters;
   std::vector<Field> narrow;
   std::vector<std::optional<Field>> wide;
-  std::array<std::vector<FieldSink>, 256> sinks;
+  std::array<std::array<std::vector<FieldSink>, 256>, kLayoutCount> sinks;
 };
 
-const Field& require_field(Attribute attribute, std::string_view name) {
-  for (const Field& f : fields_of(attribute)) {
+const Field& require_field(Attribute attribute, std::string_view name, Layout layout) {
+  for (const Field& f : fields_of(attribute, layout)) {
     if (f.name == name) return f;
   }
   IBPULSE_CHECK(false, "a counter names {}, a field the schema does not have", name);
   std::abort();  // not reached
 }
 
+// `field` is an element of the schema's field table (its position there is its index).
 void add_sink(Tables& t, const Field& field, size_t counter, bool wide) {
-  auto& sinks = t.sinks[static_cast<size_t>(field.attribute) & 0xff];
-  const auto fields = fields_of(field.attribute);
+  auto& sinks =
+      t.sinks[static_cast<size_t>(field.layout)][static_cast<size_t>(field.attribute) & 0xff];
+  const auto fields = fields_of(field.attribute, field.layout);
+  IBPULSE_CHECK(&field >= fields.data() && &field < fields.data() + fields.size(),
+                "{} is a copy, not the schema's field", field.name);
   sinks.resize(fields.size());
   sinks[static_cast<size_t>(&field - fields.data())] =
       FieldSink{static_cast<uint16_t>(counter), wide};
@@ -169,6 +190,7 @@ Tables build() {
     extra += f.count;
   t.field_names.reserve(extra);
   t.counters.assign(kCore.begin(), kCore.end());
+  std::vector<Layout> layouts(kCore.size(), Layout::kStandard);
   for (const Family& f : kFamilies) {
     for (uint8_t i = 0; i < f.count; ++i) {
       const std::string_view field = f.count == 1 ? f.field_prefix
@@ -176,13 +198,24 @@ Tables build() {
                                                         fmt::format("{}{}", f.field_prefix, i)));
       t.counters.push_back(Counter{f.name, f.help, f.unit, f.attribute, field, kNoMib, f.label,
                                    f.count == 1 ? uint8_t{0} : i});
+      layouts.push_back(f.layout);
     }
   }
   for (size_t i = 0; i < t.counters.size(); ++i) {
     const Counter& c = t.counters[i];
-    const Field& narrow = require_field(c.attribute, c.field);
+    const Field& narrow = require_field(c.attribute, c.field, layouts[i]);
     t.narrow.push_back(narrow);
     add_sink(t, narrow, i, false);
+    // A field both layouts have at the same place (the sync header and unknown block
+    // counters) is one hardware counter: one exported counter, continuous over a change.
+    if (layouts[i] == Layout::kStandard) {
+      for (const Field& same : fields_of(c.attribute, Layout::kRsFec)) {
+        if (same.name != c.field) continue;
+        IBPULSE_CHECK(same.bit_offset == narrow.bit_offset && same.width == narrow.width,
+                      "{} moved between layouts", c.field);
+        add_sink(t, same, i, false);
+      }
+    }
     std::optional<Field> wide;
     if (c.attribute == kPortCounters) {
       for (const Field& f : fields_of(kPortCountersExtended)) {
@@ -252,8 +285,8 @@ std::string metric_name(const Counter& counter) {
   return fmt::format("infiniband_port_{}_total", counter.name);
 }
 
-std::span<const FieldSink> sinks_of(Attribute attribute) {
-  return tables().sinks[static_cast<size_t>(attribute) & 0xff];
+std::span<const FieldSink> sinks_of(Attribute attribute, Layout layout) {
+  return tables().sinks[static_cast<size_t>(layout)][static_cast<size_t>(attribute) & 0xff];
 }
 
 const Field& narrow_source(size_t counter_index) {

@@ -20,10 +20,19 @@ using enum Attribute;
 using enum Unit;
 using enum Requires;
 
-// Layouts: IBA vol. 1 16.1.3 and 16.1.4 (see ../shared/reference/pma-facts.md). QP1Dropped is
-// bytes 20-21 of PortCounters: libibmad v44 decodes it from VL15Dropped's bytes 22-23.
-// PortCountersExtended's CounterSelect2 is 32 bits at byte 4; PortExtendedSpeedsCounters'
-// CounterSelect is 64 bits at byte 8 (the pre-RS-FEC layout).
+// RS-FEC layout rows: the fields whose CounterSelect bits no source here gives (libibmad has
+// the offsets, not the bits) are never cleared selectively (SelectMask::kNone).
+constexpr Field R(std::string_view name, uint16_t bit_offset, uint8_t width, Unit unit) {
+  Field f = F(Attribute::kPortExtendedSpeedsCounters, name, bit_offset, width, SelectMask::kNone, 0,
+              1, unit, Requires::kNothing);
+  f.layout = Layout::kRsFec;
+  return f;
+}
+
+// Layouts: IBA vol. 1 16.1.3 and 16.1.4, checked field by field against libibmad's tables
+// (schema_fields_test). QP1Dropped is bytes 20-21 of PortCounters: libibmad v44 decodes it
+// from VL15Dropped's bytes 22-23. PortCountersExtended's CounterSelect2 is 32 bits at byte 4;
+// PortExtendedSpeedsCounters' CounterSelect is 64 bits at byte 8 in both its layouts.
 constexpr std::array kFields = {
     // PortCounters
     F(kPortCounters, "SymbolErrorCounter", 32, 16, SelectMask::kCounterSelect, 0, 1, kEvents,
@@ -332,20 +341,43 @@ constexpr std::array kFields = {
       SelectMask::kCounterSelect, 36, 1, kBlocks, kNothing),
     F(kPortExtendedSpeedsCounters, "FECUncorrectableBlockCtrLane11", 1088, 32,
       SelectMask::kCounterSelect, 37, 1, kBlocks, kNothing),
+    // PortExtendedSpeedsCounters with RS-FEC active: bytes 20-43 (the older layout's
+    // per-lane error detection) are reserved, bytes 44-91 hold per-lane corrected symbols
+    // where the older layout has corrected blocks, bytes 92-139 are reserved, and the port
+    // totals follow at 140-151 (past the older layout's fields, where it reads 0).
+    R("SyncHeaderErrorCounter", 128, 16, kEvents),
+    R("UnknownBlockCounter", 144, 16, kEvents),
+    R("FECCorrectableSymbolCtrLane0", 352, 32, kSymbols),
+    R("FECCorrectableSymbolCtrLane1", 384, 32, kSymbols),
+    R("FECCorrectableSymbolCtrLane2", 416, 32, kSymbols),
+    R("FECCorrectableSymbolCtrLane3", 448, 32, kSymbols),
+    R("FECCorrectableSymbolCtrLane4", 480, 32, kSymbols),
+    R("FECCorrectableSymbolCtrLane5", 512, 32, kSymbols),
+    R("FECCorrectableSymbolCtrLane6", 544, 32, kSymbols),
+    R("FECCorrectableSymbolCtrLane7", 576, 32, kSymbols),
+    R("FECCorrectableSymbolCtrLane8", 608, 32, kSymbols),
+    R("FECCorrectableSymbolCtrLane9", 640, 32, kSymbols),
+    R("FECCorrectableSymbolCtrLane10", 672, 32, kSymbols),
+    R("FECCorrectableSymbolCtrLane11", 704, 32, kSymbols),
+    R("PortFECCorrectableBlockCtr", 1120, 32, kBlocks),
+    R("PortFECUncorrectableBlockCtr", 1152, 32, kBlocks),
+    R("PortFECCorrectedSymbolCtr", 1184, 32, kSymbols),
 };
 
-constexpr bool grouped_by_attribute() {
+constexpr bool same_group(const Field& a, const Field& b) {
+  return a.attribute == b.attribute && a.layout == b.layout;
+}
+constexpr bool grouped_by_attribute_and_layout() {
   for (size_t i = 1; i < kFields.size(); ++i) {
     for (size_t j = 0; j + 1 < i; ++j) {
-      if (kFields[j].attribute == kFields[i].attribute &&
-          kFields[i - 1].attribute != kFields[i].attribute) {
+      if (same_group(kFields[j], kFields[i]) && !same_group(kFields[i - 1], kFields[i])) {
         return false;
       }
     }
   }
   return true;
 }
-static_assert(grouped_by_attribute(), "fields_of() needs each attribute's fields together");
+static_assert(grouped_by_attribute_and_layout(), "fields_of() needs each layout's fields together");
 
 }  // namespace
 
@@ -353,25 +385,27 @@ std::span<const Field> all_fields() {
   return kFields;
 }
 
-std::span<const Field> fields_of(Attribute attribute) {
+std::span<const Field> fields_of(Attribute attribute, Layout layout) {
   // Computed once: decoders call this for every sample.
   static const auto table = [] {
-    std::array<std::span<const Field>, 256> spans{};
+    std::array<std::array<std::span<const Field>, 256>, kLayoutCount> spans{};
     for (size_t i = 0; i < kFields.size();) {
       size_t end = i;
-      while (end < kFields.size() && kFields[end].attribute == kFields[i].attribute)
+      while (end < kFields.size() && same_group(kFields[end], kFields[i]))
         ++end;
-      spans[static_cast<size_t>(kFields[i].attribute) & 0xff] = {kFields.data() + i, end - i};
+      spans[static_cast<size_t>(kFields[i].layout)]
+           [static_cast<size_t>(kFields[i].attribute) & 0xff] = {kFields.data() + i, end - i};
       i = end;
     }
     return spans;
   }();
   const auto id = static_cast<size_t>(attribute);
-  return id < table.size() ? table[id] : std::span<const Field>{};
+  const auto l = static_cast<size_t>(layout);
+  return id < 256 && l < kLayoutCount ? table[l][id] : std::span<const Field>{};
 }
 
-std::optional<Field> find_field(Attribute attribute, std::string_view name) {
-  for (const Field& f : fields_of(attribute)) {
+std::optional<Field> find_field(Attribute attribute, std::string_view name, Layout layout) {
+  for (const Field& f : fields_of(attribute, layout)) {
     if (f.name == name) return f;
   }
   return std::nullopt;

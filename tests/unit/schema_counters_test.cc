@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include "ibpulse/schema/counters.h"
 
@@ -69,40 +70,80 @@ TEST(SchemaCounters, CoreNamesFollowTheNamingRule) {
 }
 
 TEST(SchemaCounters, NamesAndLabelsAreUniqueAndCarryTheirUnit) {
-  std::set<std::pair<std::string_view, int>> seen;
+  std::set<std::tuple<std::string_view, std::string_view, int>> seen;
   for (const Counter& c : counter_table()) {
-    EXPECT_TRUE(seen.insert({c.name, c.label_value}).second) << c.name;
+    EXPECT_TRUE(seen.insert({c.name, c.label, c.label_value}).second) << c.name;
     const bool suffix_ok = (c.unit == Unit::kBytes && c.name.ends_with("_bytes")) ||
                            (c.unit == Unit::kTicks && c.name.ends_with("_ticks")) ||
                            (c.unit == Unit::kBlocks && c.name.ends_with("_blocks")) ||
+                           (c.unit == Unit::kSymbols && c.name.ends_with("_symbols")) ||
                            c.unit == Unit::kEvents || c.unit == Unit::kPackets;
     EXPECT_TRUE(suffix_ok) << c.name;
     EXPECT_FALSE(c.help.empty()) << c.name;
-    // Core counters are per port; the per-VL and per-lane families carry their label.
+    // Core counters are per port; the per-VL and per-lane families carry their label, but
+    // for the extended speeds counters with one copy per port (the RS-FEC totals among them).
     const bool per_port = &c < counter_table().data() + kCoreCounterCount ||
-                          c.name == "sync_header_error" || c.name == "unknown_block";
+                          c.field == "SyncHeaderErrorCounter" || c.field == "UnknownBlockCounter" ||
+                          c.field.starts_with("PortFEC");
     EXPECT_EQ(c.label.empty(), per_port) << c.name;
   }
-  EXPECT_EQ(counter_count(), kCoreCounterCount + 64 + 2 + 36);
+  // Core, 4 per-VL families, 2 + 36 older extended speeds counters, 12 + 3 RS-FEC ones.
+  EXPECT_EQ(counter_count(), kCoreCounterCount + 64 + 2 + 36 + 15);
 }
 
 TEST(SchemaCounters, EveryFieldFeedsExactlyOneCounter) {
-  std::map<std::pair<size_t, bool>, int> fed;
+  std::map<std::tuple<size_t, bool, Layout>, int> fed;
+  size_t fields_seen = 0;
   for (const AttributeInfo& a : all_attributes()) {
-    const auto fields = fields_of(a.id);
-    const auto sinks = sinks_of(a.id);
-    ASSERT_EQ(sinks.size(), fields.size()) << a.name;
-    for (size_t i = 0; i < fields.size(); ++i) {
-      const size_t index = sinks[i].counter;
-      ASSERT_LT(index, counter_count());
-      const Field& source = sinks[i].wide ? *wide_source(index) : narrow_source(index);
-      EXPECT_EQ(source.attribute, a.id);
-      EXPECT_EQ(source.name, fields[i].name);
-      const std::pair<size_t, bool> key{index, sinks[i].wide};
-      EXPECT_EQ(++fed[key], 1) << fields[i].name;
+    for (const Layout layout : {Layout::kStandard, Layout::kRsFec}) {
+      const auto fields = fields_of(a.id, layout);
+      const auto sinks = sinks_of(a.id, layout);
+      ASSERT_EQ(sinks.size(), fields.size()) << a.name;
+      fields_seen += fields.size();
+      for (size_t i = 0; i < fields.size(); ++i) {
+        const size_t index = sinks[i].counter;
+        ASSERT_LT(index, counter_count());
+        const Field& source = sinks[i].wide ? *wide_source(index) : narrow_source(index);
+        EXPECT_EQ(source.attribute, a.id);
+        EXPECT_EQ(source.name, fields[i].name);
+        EXPECT_EQ((++fed[{index, sinks[i].wide, layout}]), 1) << fields[i].name;
+      }
     }
   }
   EXPECT_EQ(fed.size(), all_fields().size());
+  EXPECT_EQ(fields_seen, all_fields().size());
+}
+
+// The two fields both layouts have at the same place are one hardware counter: a port whose
+// layout changes keeps counting them continuously. Every other RS-FEC field has its own.
+TEST(SchemaCounters, BothExtendedSpeedsLayoutsFeedTheSyncHeaderAndUnknownBlockCounters) {
+  const auto standard = sinks_of(Attribute::kPortExtendedSpeedsCounters);
+  const auto rs_fec = sinks_of(Attribute::kPortExtendedSpeedsCounters, Layout::kRsFec);
+  ASSERT_EQ(rs_fec.size(), 17u);
+  EXPECT_EQ(rs_fec[0].counter, standard[0].counter);  // SyncHeaderErrorCounter
+  EXPECT_EQ(rs_fec[1].counter, standard[1].counter);  // UnknownBlockCounter
+  std::set<size_t> standard_counters;
+  for (const FieldSink& s : standard)
+    standard_counters.insert(s.counter);
+  for (size_t i = 2; i < rs_fec.size(); ++i)
+    EXPECT_FALSE(standard_counters.count(rs_fec[i].counter)) << i;
+}
+
+// The renderer writes a name's series together under one HELP: the RS-FEC port totals that
+// share a name with the older layout's per-lane counters follow them, with the same help.
+TEST(SchemaCounters, RsFecTotalsFollowThePerLaneCountersOfTheirName) {
+  const auto table = counter_table();
+  for (const std::string_view name : {"fec_correctable_blocks", "fec_uncorrectable_blocks"}) {
+    std::vector<size_t> at;
+    for (size_t i = 0; i < table.size(); ++i) {
+      if (table[i].name == name) at.push_back(i);
+    }
+    ASSERT_EQ(at.size(), 13u) << name;
+    EXPECT_EQ(at.back() - at.front(), 12u) << name << ": contiguous";
+    EXPECT_EQ(table[at.back()].label, "") << name << ": the total last";
+    EXPECT_EQ(narrow_source(at.back()).layout, Layout::kRsFec) << name;
+    EXPECT_EQ(table[at.back()].help, table[at.front()].help) << name;
+  }
 }
 
 TEST(SchemaCounters, PairsTheNarrowAndThe64BitCopies) {

@@ -5,6 +5,7 @@
 
 #include <random>
 #include <set>
+#include <tuple>
 
 #include "ibpulse/schema/fields.h"
 
@@ -12,9 +13,10 @@ namespace ibpulse::schema {
 namespace {
 
 struct Range {
-  Attribute attribute;
-  int first;
-  int last;  // exclusive
+  Attribute attribute = Attribute::kPortCounters;
+  int first = 0;
+  int last = 0;  // exclusive
+  Layout layout = Layout::kStandard;
 };
 
 // libibmad's field ranges per attribute (rdma-core v44).
@@ -34,11 +36,13 @@ const Range kRanges[] = {
     {Attribute::kPortVLXmitWaitCounters, IB_PC_PORT_VL_XMIT_WAIT0_F,
      IB_PC_PORT_VL_XMIT_WAIT_COUNTERS_LAST_F},
     {Attribute::kPortExtendedSpeedsCounters, IB_PESC_SYNC_HDR_ERR_CTR_F, IB_PESC_LAST_F},
+    {Attribute::kPortExtendedSpeedsCounters, IB_PESC_RSFEC_SYNC_HDR_ERR_CTR_F, IB_PESC_RSFEC_LAST_F,
+     Layout::kRsFec},
 };
 
 TEST(SchemaFields, DecodeLikeLibibmadOnRandomData) {
   std::mt19937_64 rng(42);
-  std::set<std::pair<Attribute, std::string>> checked;
+  std::set<std::tuple<Attribute, Layout, std::string>> checked;
   for (int round = 0; round < 50; ++round) {
     uint8_t data[256];
     for (auto& b : data)
@@ -47,12 +51,12 @@ TEST(SchemaFields, DecodeLikeLibibmadOnRandomData) {
       for (int f = r.first; f < r.last; ++f) {
         const std::string name = mad_field_name(static_cast<MAD_FIELDS>(f));
         if (name.find("Select") != std::string::npos) continue;  // masks, not counters
-        auto field = find_field(r.attribute, name);
+        auto field = find_field(r.attribute, name, r.layout);
         ASSERT_TRUE(field.has_value()) << "schema lacks " << name;
         uint64_t expected = 0;
         mad_decode_field(data, static_cast<MAD_FIELDS>(f), &expected);
         EXPECT_EQ(extract_bits(data, field->bit_offset, field->width), expected) << name;
-        checked.insert({r.attribute, name});
+        checked.insert({r.attribute, r.layout, name});
       }
     }
   }
@@ -60,7 +64,7 @@ TEST(SchemaFields, DecodeLikeLibibmadOnRandomData) {
   // reads from VL15Dropped's bytes (pma-facts.md).
   for (const Field& f : all_fields()) {
     if (f.attribute == Attribute::kPortCounters && f.name == "QP1Dropped") continue;
-    EXPECT_TRUE(checked.count({f.attribute, std::string(f.name)})) << f.name;
+    EXPECT_TRUE(checked.count({f.attribute, f.layout, std::string(f.name)})) << f.name;
   }
 }
 

@@ -41,7 +41,12 @@ void render_extra_counters(const FabricSnapshot& s, const PortLabels& labels, Ou
     size_t end = c;
     while (end < table.size() && table[end].name == table[c].name)
       ++end;
-    if (!groups.has(table[c])) {
+    // A name can span groups: the RS-FEC port totals (counters) follow the older layout's
+    // per-lane counters of the same name (lanes).
+    bool shown = false;
+    for (size_t k = c; k < end; ++k)
+      shown = shown || groups.has(table[k]);
+    if (!shown) {
       c = end;
       continue;
     }
@@ -53,9 +58,9 @@ void render_extra_counters(const FabricSnapshot& s, const PortLabels& labels, Ou
       if (!states) continue;
       for (size_t k = c; k < end; ++k) {
         const auto st = states->find(k - kCoreCounterCount);
-        if (!st || st->source == converters::Source::kNone) continue;
+        if (!st || st->source == converters::Source::kNone || !groups.has(table[k])) continue;
         // Per VL or per lane, with that label; PortExtendedSpeedsCounters' SyncHeaderError
-        // and UnknownBlock counters are per port and have none.
+        // and UnknownBlock counters and the RS-FEC totals are per port and have none.
         extra.clear();
         if (!table[k].label.empty()) {
           extra.push_back(',');
@@ -116,7 +121,7 @@ bool MetricGroups::has(const schema::Counter& counter) const {
     case Attribute::kPortOpRcvCounters:
       return flow_control;
     case Attribute::kPortExtendedSpeedsCounters:
-      return counter.label.empty() ? counters : lanes;  // SyncHeader/UnknownBlock: per port
+      return counter.label.empty() ? counters : lanes;  // per port: SyncHeader, RS-FEC totals
     default:
       return vl;  // the per-VL attributes
   }

@@ -29,7 +29,7 @@ struct CounterState {
 
 // A per-VL / per-lane counter's state. Each of them is a field of at most 32 bits with no
 // 64-bit copy (the schema; converter_test checks it), so its last raw reading fits 32 bits:
-// 16 bytes instead of CounterState's 24. There are 102 per port, held by the converter and by
+// 16 bytes instead of CounterState's 24. There are 117 per port, held by the converter and by
 // every snapshot version still read (memory_bench: 2.4 KB per copy and port before).
 struct ExtraCounterState {
   uint64_t total = 0;

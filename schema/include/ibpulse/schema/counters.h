@@ -106,11 +106,13 @@ struct FieldSink {
   bool wide = false;
 };
 
-// One sink per field of `attribute`, in fields_of(attribute) order (empty for an attribute
-// without counters).
-std::span<const FieldSink> sinks_of(Attribute attribute);
+// One sink per field of one layout of `attribute`, in fields_of(attribute, layout) order
+// (empty for an attribute without counters). A field both layouts have at the same place
+// feeds the same counter in both.
+std::span<const FieldSink> sinks_of(Attribute attribute, Layout layout = Layout::kStandard);
 
 // The schema field of a counter: its narrow (or only) source, and its 64-bit copy if any.
+// (A counter both layouts of an attribute feed names its Layout::kStandard field.)
 const Field& narrow_source(size_t counter_index);
 std::optional<Field> wide_source(size_t counter_index);
 

@@ -23,7 +23,19 @@ enum class Unit : uint8_t {
   kPackets,  // packet counters
   kTicks,    // PortXmitWait: ticks with data to send but no credit
   kBlocks,   // FEC blocks
+  kSymbols,  // RS-FEC symbols (10 bits each)
 };
+
+// Which layout of its attribute a field belongs to. Every attribute has one, except
+// PortExtendedSpeedsCounters: its RS-FEC layout (ports running RS-FEC: HDR, NDR, XDR) puts
+// per-lane corrected-symbol counters and three port totals where the older layout has
+// per-lane error detection and FEC block counters. The poller chooses a port's layout
+// (docs/collector.md, "Extended speeds"); the sample says which one it was decoded with.
+enum class Layout : uint8_t {
+  kStandard,  // the attribute's only layout; PortExtendedSpeedsCounters' pre-RS-FEC one
+  kRsFec,     // PortExtendedSpeedsCounters with RS-FEC active
+};
+inline constexpr size_t kLayoutCount = 2;
 
 // The capability a field needs before it may be read (ClassPortInfo, pma-facts.md).
 enum class Requires : uint8_t {
@@ -48,18 +60,21 @@ struct Field {
   uint8_t scale;       // raw x scale = value in `unit`
   Unit unit;
   Requires requires_capability;
+  Layout layout = Layout::kStandard;
 
   // Narrow counters stop at all ones instead of wrapping; 64-bit ones never get there.
   bool latches() const { return width < 64; }
 };
 
-// Every field, grouped by attribute in the order of the attribute's layout.
+// Every field, grouped by attribute and layout, each group in the order of its layout.
 std::span<const Field> all_fields();
 
-// The fields of one attribute (empty for an attribute without counters).
-std::span<const Field> fields_of(Attribute attribute);
+// The fields of one layout of an attribute (empty for an attribute without counters, or
+// without that layout).
+std::span<const Field> fields_of(Attribute attribute, Layout layout = Layout::kStandard);
 
-std::optional<Field> find_field(Attribute attribute, std::string_view name);
+std::optional<Field> find_field(Attribute attribute, std::string_view name,
+                                Layout layout = Layout::kStandard);
 
 // Reads `width` bits at `bit_offset` (IBA bit order) from attribute data; 0 past the end.
 uint64_t extract_bits(std::span<const uint8_t> data, unsigned bit_offset, unsigned width);
