@@ -24,9 +24,9 @@ constexpr unsigned kForeignClearLogs = 20;  // then only the count, in the stats
 // clears counters routinely (opensm's PerfMgr, UFM, a cron job).
 constexpr uint64_t kFrequentForeignClears = 3;
 
-std::string field_names(schema::Attribute attribute, uint64_t mask) {
+std::string field_names(schema::Attribute attribute, schema::Layout layout, uint64_t mask) {
   std::string out;
-  const auto fields = schema::fields_of(attribute);
+  const auto fields = schema::fields_of(attribute, layout);
   for (size_t i = 0; i < fields.size(); ++i) {
     if ((mask >> i & 1) == 0) continue;
     if (!out.empty()) out += ',';
@@ -122,11 +122,11 @@ void ConvertLoop::report(const collector::RawSample& s, const converters::ApplyE
   if (events.own_clear || events.foreign_clear) state_.save_soon(s.received);
   if (events.own_clear) {
     spdlog::info("event=counters_cleared {} fields={} note=\"our clear (counters.clear-policy)\"",
-                 port(), field_names(s.attribute, s.cleared));
+                 port(), field_names(s.attribute, s.layout, s.cleared));
   }
   if (events.clear_failed) {
     spdlog::warn("event=clear_failed {} fields={} failure={} note=\"old baseline kept\"", port(),
-                 field_names(s.attribute, s.cleared), collector::to_string(s.failure));
+                 field_names(s.attribute, s.layout, s.cleared), collector::to_string(s.failure));
   }
   if (events.clear_requested) {
     spdlog::debug("event=clear_requested {}", port());

@@ -69,7 +69,7 @@ nlohmann::json sample_json(const collector::RawSample& s,
   if (s.failure != collector::MadFailure::kNone) return {{"error", failure_text(s)}};
   nlohmann::json out = nlohmann::json::object();
   nlohmann::json unsupported = nlohmann::json::array();
-  const auto fields = schema::fields_of(s.attribute);
+  const auto fields = schema::fields_of(s.attribute, s.layout);
   for (size_t i = 0; i < fields.size(); ++i) {
     if (caps && !collector::supports(*caps, fields[i])) {
       out[std::string(fields[i].name)] = nullptr;
@@ -107,7 +107,7 @@ void print_sample(const collector::RawSample& s,
     fmt::print("  ({})\n", failure_text(s));
     return;
   }
-  const auto fields = schema::fields_of(s.attribute);
+  const auto fields = schema::fields_of(s.attribute, s.layout);
   for (size_t i = 0; i < fields.size(); ++i) {
     const auto& f = fields[i];
     if (caps && !collector::supports(*caps, f)) {
@@ -221,7 +221,7 @@ int query_one(const QueryArgs& a) {
 bool has_errors(const collector::RawSample& s,
                 const std::optional<collector::PmaCapabilities>& caps) {
   if (s.failure != collector::MadFailure::kNone) return false;
-  const auto fields = schema::fields_of(s.attribute);
+  const auto fields = schema::fields_of(s.attribute, s.layout);
   for (size_t i = 0; i < fields.size(); ++i) {
     if (caps && !collector::supports(*caps, fields[i])) continue;
     if (fields[i].unit == schema::Unit::kEvents && s.values[i] != 0) return true;

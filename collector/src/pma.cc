@@ -48,8 +48,9 @@ MadRequest pma_get(schema::Attribute attribute, uint16_t lid, uint8_t port, uint
   return r;
 }
 
-uint64_t advertised_fields(schema::Attribute attribute, const PmaCapabilities* caps) {
-  const auto fields = schema::fields_of(attribute);
+uint64_t advertised_fields(schema::Attribute attribute, const PmaCapabilities* caps,
+                           schema::Layout layout) {
+  const auto fields = schema::fields_of(attribute, layout);
   uint64_t mask = 0;
   for (size_t i = 0; i < fields.size(); ++i) {
     const bool ok = caps ? supports(*caps, fields[i])
@@ -108,10 +109,12 @@ MadRequest pma_clear(schema::Attribute attribute, uint16_t lid, uint8_t port, ui
   return r;
 }
 
-void decode_fields(schema::Attribute attribute, std::span<const uint8_t> data, RawSample& sample) {
-  const auto fields = schema::fields_of(attribute);
+void decode_fields(schema::Attribute attribute, schema::Layout layout,
+                   std::span<const uint8_t> data, RawSample& sample) {
+  const auto fields = schema::fields_of(attribute, layout);
   IBPULSE_CHECK(fields.size() <= kMaxFieldsPerAttribute, "{} fields", fields.size());
   sample.attribute = attribute;
+  sample.layout = layout;
   sample.field_count = static_cast<uint8_t>(fields.size());
   for (size_t i = 0; i < fields.size(); ++i) {
     sample.values[i] = schema::extract_bits(data, fields[i].bit_offset, fields[i].width);

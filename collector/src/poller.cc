@@ -712,7 +712,7 @@ struct Poller::State {
     s.mad_status = c.mad_status;
     s.cleared = ctx.cleared;
     if (c.failure == MadFailure::kNone) {
-      decode_fields(ctx.attribute, c.data, s);
+      decode_fields(ctx.attribute, layout(ctx), c.data, s);
       s.advertised = advertised(ctx);
       if (ctx.attribute == Attribute::kPortCounters && ctx.index < plans.size())
         s.superseded = plans[ctx.index].counters_superseded;
@@ -728,7 +728,15 @@ struct Poller::State {
       if (ctx.attribute == Attribute::kPortCountersExtended)
         return plans[ctx.index].extended_advertised;
     }
-    return advertised_fields(ctx.attribute, nullptr);  // the rest need no capability bit
+    // The rest need no capability bit.
+    return advertised_fields(ctx.attribute, nullptr, layout(ctx));
+  }
+
+  schema::Layout layout(const Context& ctx) const {
+    if (ctx.attribute != Attribute::kPortExtendedSpeedsCounters || ctx.index >= plans.size()) {
+      return schema::Layout::kStandard;
+    }
+    return plans[ctx.index].ext_speeds_layout;
   }
 
   // A clear goes out right after a read of the same attribute: the counts in between, which

@@ -43,6 +43,8 @@ struct PortPlan {
   schema::Attribute primary = schema::Attribute::kPortCounters;
   // Its node's ClassPortInfo has not answered yet: nothing is read (node_capabilities.h).
   bool awaiting_capabilities = false;
+  // The layout its PortExtendedSpeedsCounters is decoded with (where it is read).
+  schema::Layout ext_speeds_layout = schema::Layout::kStandard;
   // Its node's ClassPortInfo went unanswered and was given up on: PortCounters is read as a
   // fallback, in place of a 64-bit copy the node may well have (RawSample::narrow_fallback).
   bool narrow_fallback = false;

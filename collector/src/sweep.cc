@@ -122,7 +122,7 @@ SweepResult sweep(MadEngine& engine, std::span<const SweepTarget> targets,
     s.failure = c.failure;
     s.mad_status = c.mad_status;
     if (c.failure == MadFailure::kNone) {
-      decode_fields(s.attribute, c.data, s);
+      decode_fields(s.attribute, s.layout, c.data, s);
     } else {
       failed.insert(s.port);
     }
@@ -132,7 +132,7 @@ SweepResult sweep(MadEngine& engine, std::span<const SweepTarget> targets,
   for (RawSample& s : result.samples) {  // every ClassPortInfo has answered (or failed) by now
     if (s.failure != MadFailure::kNone) continue;
     const auto& caps = capabilities[s.port.node_guid];
-    s.advertised = advertised_fields(s.attribute, caps ? &*caps : nullptr);
+    s.advertised = advertised_fields(s.attribute, caps ? &*caps : nullptr, s.layout);
   }
   result.ports_failed = failed.size();
   result.seconds = std::chrono::duration<double>(Clock::now() - started).count();

@@ -317,8 +317,10 @@ ApplyEvents Converter::apply_at(const RawSample& s, uint32_t slot) {
     }
   }
   ++stats_.samples;
-  const auto fields = schema::fields_of(s.attribute);
-  const auto sinks = schema::sinks_of(s.attribute);
+  // A port's PortExtendedSpeedsCounters layout can change (a retrain to another speed): the
+  // fields both layouts have feed the same counters, the others their own.
+  const auto fields = schema::fields_of(s.attribute, s.layout);
+  const auto sinks = schema::sinks_of(s.attribute, s.layout);
   if (s.failure != MadFailure::kNone) {
     ++stats_.failed_samples;
     if (s.cleared != 0) {  // our Set got no answer: the old baseline stays, nothing is lost
@@ -458,7 +460,7 @@ void Converter::note_clear_window(PortState& p, const RawSample& s, Clock::durat
   // several pollers arrive out of time order) spans no time: a negative bound would wrap.
   if (dt <= Clock::duration::zero()) return;
   stats_.clear_window_seconds += seconds(dt);
-  const auto sinks = schema::sinks_of(s.attribute);
+  const auto sinks = schema::sinks_of(s.attribute, s.layout);
   for (size_t i = 0; i < sinks.size(); ++i) {
     if ((s.cleared >> i & 1) == 0 || sinks[i].counter >= kCoreCounterCount) continue;
     stats_.clear_window_lost_max +=

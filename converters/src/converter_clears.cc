@@ -11,6 +11,9 @@ using schema::Attribute;
 bool Converter::maybe_ask_clear(const RawSample& s) {
   if (options_.clear_policy != ClearPolicy::kThreshold || clears_ == nullptr) return false;
   if (s.attribute == Attribute::kPortCountersExtended) return false;  // 64-bit: never latches
+  // A clear names fields of the attribute's standard layout (ClearRequest has no layout); the
+  // RS-FEC layout's fields have no known select bits (schema/src/fields.cc) anyway.
+  if (s.layout != schema::Layout::kStandard) return false;
   const auto key = clear_key(s.port, s.attribute);
   const auto asked = clears_asked_.find(key);
   if (asked != clears_asked_.end() && s.received - asked->second < options_.clear_retry) {

@@ -19,10 +19,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)classify_status(reply.status);
   const std::span<const uint8_t> payload(mad.data() + kMadDataOffset, kMadDataSize);
   for (const auto& info : ibpulse::schema::all_attributes()) {
-    RawSample sample;
-    sample.attribute = info.id;
-    decode_fields(info.id, payload, sample);
-    if (sample.field_count > sample.values.size()) __builtin_trap();
+    for (const auto layout :
+         {ibpulse::schema::Layout::kStandard, ibpulse::schema::Layout::kRsFec}) {
+      RawSample sample;
+      decode_fields(info.id, layout, payload, sample);
+      if (sample.field_count > sample.values.size()) __builtin_trap();
+    }
   }
   (void)decode_class_port_info(payload);
   (void)link_state_from_port_info(payload.data());

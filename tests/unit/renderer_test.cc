@@ -54,6 +54,20 @@ std::string render_fabric(MetricGroups groups = {}) {
   speeds.values[converters::testing::field(Attribute::kPortExtendedSpeedsCounters,
                                            "ErrorDetectionCounterLane3")] = 2;
   c.apply(speeds);
+  // An HDR switch port: the RS-FEC layout (port totals, per-lane corrected symbols).
+  collector::RawSample rs_fec;
+  rs_fec.port = kSwitch;
+  rs_fec.received = t0;
+  const std::array<uint8_t, 192> data = [] {
+    std::array<uint8_t, 192> d{};
+    d[143] = 9;         // PortFECCorrectableBlockCtr, bytes 140-143
+    d[44 + 4 + 3] = 4;  // FECCorrectableSymbolCtrLane1
+    return d;
+  }();
+  collector::decode_fields(Attribute::kPortExtendedSpeedsCounters, schema::Layout::kRsFec, data,
+                           rs_fec);
+  rs_fec.advertised = (uint64_t{1} << rs_fec.field_count) - 1;
+  c.apply(rs_fec);
   std::string out;
   FabricRenderer(groups).render(*c.snapshot(t0 + 2s), out);
   return out;
@@ -203,6 +217,32 @@ TEST(Renderer, ExtendedSpeedsPortCountersHaveNoLaneLabel) {
   EXPECT_TRUE(
       has_line(with_lanes, "infiniband_port_error_detection_total{" + hca + R"(,lane="0"} 0)"));
   EXPECT_EQ(with_lanes.find(",=\""), std::string::npos);
+}
+
+// The RS-FEC port totals share their name with the older layout's per-lane counters: one
+// family, the totals in the default counters group and the lanes only with collect.lanes.
+TEST(Renderer, RsFecTotalsAreCountersAndTheirLanesAreLanes) {
+  const std::string sw = R"(node_guid="0x0002c90300000abc",port="7")";
+  const std::string hca = R"(node_guid="0x0002c90300000001",port="1")";
+  const std::string out = render_fabric();
+  EXPECT_TRUE(has_line(out, "infiniband_port_fec_correctable_blocks_total{" + sw + "} 9")) << out;
+  EXPECT_TRUE(has_line(out, "infiniband_port_fec_corrected_symbols_total{" + sw + "} 0"));
+  EXPECT_EQ(out.find("lane="), std::string::npos);
+  MetricGroups lanes;
+  lanes.lanes = true;
+  const std::string with_lanes = render_fabric(lanes);
+  EXPECT_TRUE(has_line(with_lanes, "infiniband_port_fec_correctable_blocks_total{" + sw + "} 9"));
+  EXPECT_TRUE(has_line(with_lanes,
+                       "infiniband_port_fec_correctable_blocks_total{" + hca + R"(,lane="0"} 0)"));
+  EXPECT_TRUE(has_line(with_lanes,
+                       "infiniband_port_fec_correctable_symbols_total{" + sw + R"(,lane="1"} 4)"))
+      << with_lanes;
+  size_t helps = 0;
+  for (size_t at = 0; (at = with_lanes.find("# HELP infiniband_port_fec_correctable_blocks_total ",
+                                            at)) != std::string::npos;
+       ++at)
+    ++helps;
+  EXPECT_EQ(helps, 1u);
 }
 
 TEST(Renderer, PromtoolLintsItClean) {

@@ -63,6 +63,9 @@ struct RawSample {
   // node may have 64-bit copies, and a counter read from one keeps it as its source (the
   // converter holds such readings back instead of switching to the narrow copy and back).
   bool narrow_fallback = false;
+  // The layout the attribute was decoded with: values[i] is field i of
+  // schema::fields_of(attribute, layout).
+  schema::Layout layout = schema::Layout::kStandard;
   std::array<uint64_t, kMaxFieldsPerAttribute> values{};
   // Bit i: the port's PMA advertises field i (ClassPortInfo), so values[i] means something.
   // A field it does not advertise reads as whatever the device leaves there, often 0.
@@ -93,15 +96,17 @@ inline constexpr std::array<schema::Attribute, 7> kDetailAttributes = {
     schema::Attribute::kPortVLOpData,
 };
 
-// The advertised-fields mask of `attribute` for a node with `caps` (null: not known, so only
-// the fields that need no capability).
-uint64_t advertised_fields(schema::Attribute attribute, const PmaCapabilities* caps);
+// The advertised-fields mask of one layout of `attribute` for a node with `caps` (null: not
+// known, so only the fields that need no capability).
+uint64_t advertised_fields(schema::Attribute attribute, const PmaCapabilities* caps,
+                           schema::Layout layout = schema::Layout::kStandard);
 
 // The PortCounters fields whose 64-bit copy is among `extended_advertised` (a
 // PortCountersExtended advertised-fields mask): a port reading both gets RawSample::superseded.
 uint64_t superseded_fields(uint64_t extended_advertised);
 
-// Decodes every schema field of `attribute` from attribute data into `sample`.
-void decode_fields(schema::Attribute attribute, std::span<const uint8_t> data, RawSample& sample);
+// Decodes every schema field of one layout of `attribute` from attribute data into `sample`.
+void decode_fields(schema::Attribute attribute, schema::Layout layout,
+                   std::span<const uint8_t> data, RawSample& sample);
 
 }  // namespace ibpulse::collector
