@@ -44,6 +44,7 @@ Port read_port(uint64_t node_guid, uint8_t number, const ibnd_port_t& ip,
   p.lmc = addressing.lmc;
   auto* info = const_cast<uint8_t*>(addressing.info);
   p.capability_mask = mad_get_field(info, 0, IB_PORT_CAPMASK_F);
+  p.capability_mask2 = static_cast<uint16_t>(mad_get_field(info, 0, IB_PORT_CAPMASK2_F));
   p.subnet_prefix = mad_get_field64(info, 0, IB_PORT_GID_PREFIX_F);
   return p;
 }

@@ -37,6 +37,7 @@ void keep_port_info(Port& p, const Port& before) {
   p.lid = before.lid;
   p.lmc = before.lmc;
   p.capability_mask = before.capability_mask;
+  p.capability_mask2 = before.capability_mask2;
   p.subnet_prefix = before.subnet_prefix;
 }
 

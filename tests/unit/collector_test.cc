@@ -83,6 +83,20 @@ TEST(Pma, ClassPortInfoGatesFields) {
                                                      "PortUnicastXmitPkts")));
 }
 
+// ClassPortInfo CapabilityMask bit 14 (IsPMRSFECCountersSupported, libibmad's
+// IS_PM_RSFEC_COUNTERS_SUP): the first of the checks perfquery makes before it decodes
+// PortExtendedSpeedsCounters in its RS-FEC layout. ibsim's PMAs (0x1200, 0x1300) lack it.
+TEST(Pma, ClassPortInfoSaysWhetherRsFecCountersExist) {
+  uint8_t data[192] = {};
+  data[2] = 0x13;  // ibsim's switch PMA: 0x1300
+  EXPECT_FALSE(decode_class_port_info(data).rs_fec_counters());
+  data[2] = 0x40;
+  EXPECT_TRUE(decode_class_port_info(data).rs_fec_counters());
+  data[2] = 0xbf;  // every other bit of the high byte
+  data[3] = 0xff;
+  EXPECT_FALSE(decode_class_port_info(data).rs_fec_counters());
+}
+
 TEST(MadCodec, EncodesAGmpAndMatchesTheLow32BitsOfTheTid) {
   MadRequest r = pma_get(schema::Attribute::kPortCounters, 7, 3, 0, 0);
   uint8_t mad[kMadSize];

@@ -187,6 +187,7 @@ Topology linked_pair() {
   for (Port& p : t.ports) {
     p.link.state = p.key.port == 1 ? 4 : 1;
     p.capability_mask = 0x2651084a;
+    p.capability_mask2 = 0x0032;
     p.subnet_prefix = 0xfe80000000000000;
     if (p.key.node_guid == 0x20) p.lid = 20;
   }
@@ -207,6 +208,7 @@ TEST(MissingNodes, APortFoundWithoutItsPortInfoKeepsTheLastOne) {
   lost.lid = 0;
   lost.link = {};
   lost.capability_mask = 0;
+  lost.capability_mask2 = 0;
   lost.subnet_prefix = 0;
   const auto o = m.carry_over(lossy, previous);
   EXPECT_EQ(o.port_info_kept, std::vector<PortKey>{(PortKey{0x10, 1})});
@@ -216,6 +218,7 @@ TEST(MissingNodes, APortFoundWithoutItsPortInfoKeepsTheLastOne) {
   EXPECT_EQ(kept->lid, 11);
   EXPECT_EQ(kept->link.state, 4);
   EXPECT_EQ(kept->capability_mask, 0x2651084au);
+  EXPECT_EQ(kept->capability_mask2, 0x0032u);
   EXPECT_EQ(kept->subnet_prefix, 0xfe80000000000000u);
   EXPECT_EQ(lossy.find_node(0x10)->lid, 11);
   EXPECT_EQ(lossy.find_port({0x10, 2})->lid, 12) << "ports that were read are left alone";

@@ -33,6 +33,9 @@ struct PmaCapabilities {
   bool qp1_dropped() const { return capability_mask & 0x8000; }
   bool pm_key() const { return capability_mask2 & 0x1; }
   bool additional_extended() const { return capability_mask2 & 0x2; }
+  // IsPMRSFECCountersSupported: PortExtendedSpeedsCounters has its RS-FEC layout where the
+  // port runs RS-FEC (read_plan.h says how the poller finds out).
+  bool rs_fec_counters() const { return capability_mask & 0x4000; }
 };
 
 PmaCapabilities decode_class_port_info(std::span<const uint8_t> data);

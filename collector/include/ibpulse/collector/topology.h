@@ -52,6 +52,9 @@ struct Port {
   std::optional<PortKey> remote;
   LinkState link;
   uint32_t capability_mask = 0;  // PortInfo CapabilityMask (port 0's on a switch)
+  // PortInfo CapabilityMask2, from the same PortInfo: valid where capability_mask has 0x8000
+  // (IsCapabilityMask2Supported). 0x0002: PortInfoExtended (SMP 0x33) is supported.
+  uint16_t capability_mask2 = 0;
   uint64_t subnet_prefix = 0;
   // Which of the daemon's subnets discovered the port (Topology::subnets; 0 with one subnet).
   uint8_t subnet = 0;
