@@ -81,6 +81,16 @@ void FakeFabric::set(PortKey key, schema::CounterId id, uint64_t value) {
   port(key).counters[schema::index_of(id)] = value;
 }
 
+void FakeFabric::set(PortKey key, size_t counter_index, uint64_t value) {
+  port(key).counters.at(counter_index) = value;
+}
+
+void FakeFabric::set_link_up(PortKey key, bool up) {
+  ModelPort& mp = port(key);
+  mp.up = up;
+  if (mp.remote) port(*mp.remote).up = up;
+}
+
 void FakeFabric::add(PortKey key, schema::CounterId id, uint64_t delta) {
   port(key).counters[schema::index_of(id)] += delta;
 }
@@ -108,17 +118,9 @@ Topology FakeFabric::topology() const {
       p.lid = n.lid;
       p.remote = mp.remote;
       p.subnet_prefix = t.subnet_prefix;
-      p.link.width_active = 2;  // 4X
-      p.link.mtu = 5;
-      if (mp.remote) {
-        p.link.state = 4;             // Active
-        p.link.phys_state = 5;        // LinkUp
-        p.link.speed_ext_active = 2;  // EDR
-      } else {
-        p.link.state = 1;       // Down
-        p.link.phys_state = 2;  // Polling
-        p.link.speed_active = 1;
-      }
+      p.capability_mask = n.behaviour.port_info_capability_mask;
+      p.capability_mask2 = n.behaviour.port_info_capability_mask2;
+      p.link = link_of(n, mp);
       t.ports.push_back(p);
     }
   }
@@ -130,6 +132,12 @@ uint64_t FakeFabric::node_at(uint16_t lid) const {
   return it == lids_.end() ? 0 : it->second;
 }
 
+uint64_t FakeFabric::smp_attempts(PortKey port, uint16_t attribute) const {
+  const auto& a = wire(port.node_guid).smp_attempts;
+  const auto it = a.find({port, attribute});
+  return it == a.end() ? 0 : it->second;
+}
+
 uint64_t FakeFabric::attempts(PortKey port, schema::Attribute attribute) const {
   const auto& a = wire(port.node_guid).attempts;
   const auto it = a.find({port, static_cast<uint16_t>(attribute)});
@@ -139,6 +147,11 @@ uint64_t FakeFabric::attempts(PortKey port, schema::Attribute attribute) const {
 void FakeFabric::note_attempt(const MadRequest& request) {
   const uint64_t guid = node_at(request.lid);
   if (guid == 0) return;
+  if (request.mgmt_class != MadClass::kPerformance) {
+    const auto port = static_cast<uint8_t>(request.modifier);
+    ++nodes_.at(guid).wire.smp_attempts[{PortKey{guid, port}, request.attribute}];
+    return;
+  }
   const auto port_select = request.attribute == static_cast<uint16_t>(Attribute::kClassPortInfo)
                                ? uint8_t{0}
                                : request.data[1];
@@ -147,6 +160,7 @@ void FakeFabric::note_attempt(const MadRequest& request) {
 
 uint16_t FakeFabric::answer(const MadRequest& request, std::array<uint8_t, kMadDataSize>& data) {
   ModelNode& n = nodes_.at(node_at(request.lid));
+  if (request.mgmt_class != MadClass::kPerformance) return smp(n, request, data);
   if (const auto s = n.behaviour.status.find(request.attribute); s != n.behaviour.status.end())
     return s->second;
   data = request.data;  // PortSelect and the select masks come back as sent
@@ -163,8 +177,11 @@ uint16_t FakeFabric::answer(const MadRequest& request, std::array<uint8_t, kMadD
 uint16_t FakeFabric::counters(ModelNode& n, const MadRequest& request,
                               std::array<uint8_t, kMadDataSize>& data) {
   const auto attribute = static_cast<Attribute>(request.attribute);
-  const auto fields = schema::fields_of(attribute);
-  const auto sinks = schema::sinks_of(attribute);
+  const auto layout = attribute == Attribute::kPortExtendedSpeedsCounters
+                          ? n.behaviour.pesc_layout
+                          : schema::Layout::kStandard;
+  const auto fields = schema::fields_of(attribute, layout);
+  const auto sinks = schema::sinks_of(attribute, layout);
   if (fields.empty()) return kStatusUnsupported;
   const auto found = n.ports.find(request.data[1]);
   if (found == n.ports.end()) return kStatusInvalidField;

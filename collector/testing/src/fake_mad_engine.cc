@@ -27,7 +27,8 @@ FakeMadEngine::FakeMadEngine(FakeFabric& fabric, VirtualClock& clock,
 }
 
 Status FakeMadEngine::enable_smp(bool enabled) {
-  if (enabled) return Err("the fake engine models no subnet management agent");
+  if (enabled && !fabric_.smp_agent) return Err("the fake fabric answers no SMPs");
+  smp_enabled_ = enabled;
   return Ok{};
 }
 
@@ -79,7 +80,7 @@ size_t FakeMadEngine::send(uint64_t id, const CompletionFn& on_done) {
   Pending& p = pending_.at(id);
   const auto timeout = options_.timeout * (1u << std::min(p.attempts, kMaxBackoffShift));
   ++p.attempts;
-  if (p.request.mgmt_class != MadClass::kPerformance) {  // the SMP class is never enabled
+  if (p.request.mgmt_class != MadClass::kPerformance && !smp_enabled_) {
     ++stats_.failed_for(MadFailure::kSendError);
     complete(id, MadFailure::kSendError, 0, {}, on_done);
     return 1;

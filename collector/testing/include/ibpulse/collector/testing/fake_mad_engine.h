@@ -10,7 +10,9 @@
 //   failed at once), an attempt returned undelivered (retried, then kUnreachable), no answer
 //   (timed out at its deadline, retried, then kTimeout), an answer after its attempt's
 //   deadline (counted as a stale reply); MadStats counted the same way;
-// - SMPs fail with kSendError: enable_smp(true) fails, as when the class cannot be registered.
+// - SMPs (FakeFabric::smp_agent; else enable_smp(true) fails, as when the class cannot be
+//   registered) share the window and node limits with PMA requests, as the real engine's do;
+//   while the SMP class is not enabled they fail with kSendError.
 // Per attempt the node's FakeNode decides: unreachable (returned after its latency; a LID no
 // node has: returned at once, as ibsim does), lost (a seeded draw: deterministic for a given
 // order of requests), else answered after its latency with the FakeFabric's answer taken
@@ -45,7 +47,7 @@ class FakeMadEngine final : public MadEngine {
                 uint64_t seed = 1);
 
   Status enable_smp(bool enabled) override;
-  bool smp_enabled() const override { return false; }
+  bool smp_enabled() const override { return smp_enabled_; }
   void submit(const MadRequest& request) override;
   size_t poll(std::chrono::milliseconds max_wait, const CompletionFn& on_done) override;
   bool idle() const override { return queued_ == 0 && flights_.empty(); }
@@ -104,6 +106,7 @@ class FakeMadEngine final : public MadEngine {
   uint64_t next_id_ = 0, next_attempt_ = 0;
   size_t queued_ = 0;
   bool local_port_down_ = false;
+  bool smp_enabled_ = false;
 };
 
 }  // namespace ibpulse::collector::testing
