@@ -100,6 +100,8 @@ struct Poller::State {
   NodeCapabilities capabilities;
   bool capabilities_refresh = false;                    // a discovery ran: ask every node again
   std::map<uint64_t, std::set<Attribute>> unsupported;  // per node, until rediscovery
+  ExtSpeedsLayouts layouts;
+  std::set<uint64_t> layout_fallback_warned;  // nodes (0: every node, SMPs off)
   std::map<uint64_t, uint32_t> node_index;
   std::vector<PortPlan> plans;             // per index of topology.ports
   std::vector<Scheduler::Item> due_items;  // reused every loop turn
@@ -116,6 +118,7 @@ struct Poller::State {
   uint64_t local_port_info_failures = 0;
   uint64_t local_port_changes = 0;
   bool smp_warned = false;
+  bool smp_unavailable = false;  // enabling the SMP class failed
   Clock::time_point last_publish{};
   std::atomic<bool> pending_work{false};  // set with pending_options / rediscover_requested
   std::vector<ItemState> items;
@@ -218,6 +221,8 @@ struct Poller::State {
     if (!fresh.from_cache && outcome.kept.empty() && !port_infos_lost) commit_cache();
     if (options.split) local_port_up();
     const TopologyChanges changes = diff(whole, fresh);
+    for (const PortKey& k : changes.links_up)
+      layouts.forget(k);
     // Kept until the next discovery: without the slack of its growth and of the shard's and
     // skipped nodes' ports (5 MB of 11.5 MB on a 70,000-port fabric).
     fresh.ports.shrink_to_fit();
@@ -428,25 +433,60 @@ struct Poller::State {
 
   // After a discovery, and when a node turned out not to support an attribute.
   void rebuild_plans() {
+    if (layouts.mode() != options.ext_speeds_layout)
+      layouts = ExtSpeedsLayouts(options.ext_speeds_layout);
     plans.assign(topology.ports.size(), PortPlan{});
-    for (size_t i = 0; i < topology.ports.size(); ++i) {
-      const Port& port = topology.ports[i];
-      const uint64_t guid = port.key.node_guid;
-      const auto found = node_index.find(guid);
-      const uint32_t node = found != node_index.end() ? found->second : 0;
-      if (capabilities.pending(guid)) {
-        plans[i] = awaiting_capabilities(node);
-        continue;
-      }
-      const auto off = unsupported.find(guid);
-      plans[i] = plan_port(port, node, capabilities.find(guid),
-                           off != unsupported.end() ? &off->second : nullptr,
-                           options.no_extended_nodes.contains(guid));
-      plans[i].narrow_fallback = capabilities.given_up(guid);
-    }
+    for (size_t i = 0; i < topology.ports.size(); ++i)
+      plans[i] = plan_for(topology.ports[i]);
     // A clear waits for a read of its attribute: drop those no plan reads any more.
     std::erase_if(pending_clears,
                   [&](const auto& entry) { return !reads(entry.first.first, entry.first.second); });
+  }
+
+  PortPlan plan_for(const Port& port) {
+    const uint64_t guid = port.key.node_guid;
+    const auto found = node_index.find(guid);
+    const uint32_t node = found != node_index.end() ? found->second : 0;
+    if (capabilities.pending(guid)) return awaiting_capabilities(node);
+    const auto off = unsupported.find(guid);
+    const PmaCapabilities* caps = capabilities.find(guid);
+    PortPlan plan = plan_port(port, node, caps, off != unsupported.end() ? &off->second : nullptr,
+                              options.no_extended_nodes.contains(guid),
+                              layouts.mode() != ExtSpeedsLayoutMode::kAuto);
+    plan.narrow_fallback = capabilities.given_up(guid);
+    if (plan.details.contains(Attribute::kPortExtendedSpeedsCounters))
+      choose_layout(port, caps, plan);
+    return plan;
+  }
+
+  // Where PortExtendedSpeedsCounters is read: its layout, or not yet (asked first).
+  void choose_layout(const Port& port, const PmaCapabilities* caps, PortPlan& plan) {
+    const LayoutDecision d = layouts.decide(caps, port, smps_available());
+    if (d.layout) {
+      plan.ext_speeds_layout = *d.layout;
+      if (d.fallback) warn_layout_fallback(port.key.node_guid, d.reason);
+      return;
+    }
+    plan.awaiting_layout = true;
+    AttributeList details;
+    for (const Attribute a : plan.details) {
+      if (a != Attribute::kPortExtendedSpeedsCounters) details.add(a);
+    }
+    plan.details = details;
+  }
+
+  void warn_layout_fallback(uint64_t guid, std::string_view reason) {
+    const bool every_node = !smps_available();
+    if (!layout_fallback_warned.insert(every_node ? 0 : guid).second) return;
+    warn(fmt::format(
+        "event=ext_speeds_layout_fallback{} reason=\"{}\" note=\"PortExtendedSpeedsCounters is "
+        "read in its pre-RS-FEC layout; set collect.ext-speeds-layout to choose\"",
+        every_node ? std::string() : " node_guid=" + guid_string(guid), log_text(reason)));
+  }
+
+  void replan(size_t index) {
+    if (index < topology.ports.size() && index < plans.size())
+      plans[index] = plan_for(topology.ports[index]);
   }
 
   bool reads(PortKey key, Attribute attribute) const {
@@ -481,13 +521,25 @@ struct Poller::State {
 
   void enable_smp() {
     if (options.intervals.port_info.count() == 0) return;
-    if (auto s = engine->enable_smp(true); !s && !smp_warned) {
+    const auto s = engine->enable_smp(true);
+    if (!s && !smp_warned) {
       smp_warned = true;
       warn(
           fmt::format("event=port_info_disabled error=\"{}\" note=\"port states are refreshed "
                       "by rediscovery only\"",
                       log_text(s.error())));
     }
+    // Plans are made during discovery, while the SMP class is lent to it: they counted on
+    // asking PortInfoExtended, which cannot be asked after all.
+    if (!s != smp_unavailable) {
+      smp_unavailable = !s;
+      rebuild_plans();
+    }
+  }
+
+  // SMPs can be sent between discoveries (the class is enabled then, or about to be).
+  bool smps_available() const {
+    return options.intervals.port_info.count() > 0 && !smp_unavailable;
   }
 
   void issue_port_info(const Scheduler::Item& item, const Port& port) {
@@ -508,9 +560,26 @@ struct Poller::State {
     r.cookie = new_context(
         Context{item.port, Attribute::kPortCounters, Group::kPortInfo, 0, slot, item.port_index});
     engine->submit(r);
+    if (!plans[item.port_index].awaiting_layout) return;
+    // PortInfoExtended rides along: its Context's attribute marks it.
+    ++items[slot].pending;
+    r.attribute = kPortInfoExtendedAttribute;
+    r.cookie = new_context(Context{item.port, Attribute::kPortExtendedSpeedsCounters,
+                                   Group::kPortInfo, 0, slot, item.port_index});
+    engine->submit(r);
+  }
+
+  void port_info_extended_reply(const Context& ctx, const MadCompletion& c) {
+    const bool decided = c.failure == MadFailure::kNone
+                             ? layouts.answered(ctx.port, decode_port_info_extended(c.data))
+                             : layouts.failed(ctx.port, c.failure == MadFailure::kStatus);
+    if (decided && ctx.index < topology.ports.size() && topology.ports[ctx.index].key == ctx.port)
+      replan(ctx.index);
   }
 
   void port_info_reply(const Context& ctx, const MadCompletion& c) {
+    if (ctx.attribute == Attribute::kPortExtendedSpeedsCounters)
+      return port_info_extended_reply(ctx, c);
     if (c.failure != MadFailure::kNone) {
       ++local_port_info_failures;  // a port whose link is down may be unreachable: no alarm
       return;
@@ -525,7 +594,9 @@ struct Poller::State {
     port.link = fresh;
     ++local_port_changes;
     if (events.port_changed) events.port_changed(port, before);
-    // A link that came up or went down changes peers and LIDs: let discovery look.
+    // A link that came up or went down changes peers and LIDs: let discovery look. One that
+    // came up may run another FEC mode: its extended speeds layout is asked again.
+    if (fresh.state == 4 && before.state != 4) layouts.forget(port.key);
     if ((fresh.state == 4) != (before.state == 4)) {  // 4: Active
       std::lock_guard lock(mutex);
       rediscover_requested = true;

@@ -33,14 +33,17 @@ bool PortPlan::reads(Attribute a) const {
 }
 
 PortPlan plan_port(const Port& port, uint32_t node, const PmaCapabilities* caps,
-                   const std::set<Attribute>* unsupported, bool no_extended) {
+                   const std::set<Attribute>* unsupported, bool no_extended,
+                   bool ext_speeds_everywhere) {
   PortPlan plan;
   plan.node = node;
   const auto usable = [&](Attribute a) { return unsupported == nullptr || !unsupported->count(a); };
   for (Attribute a : kDetailAttributes) {
     if (usable(a)) plan.details.add(a);
   }
-  if (port.link.speed_ext_active != 0 && usable(Attribute::kPortExtendedSpeedsCounters))
+  const bool extended_speed =
+      port.link.speed_ext_active != 0 || (ext_speeds_everywhere && port.remote.has_value());
+  if (extended_speed && usable(Attribute::kPortExtendedSpeedsCounters))
     plan.details.add(Attribute::kPortExtendedSpeedsCounters);
 
   plan.counters_advertised = advertised_fields(Attribute::kPortCounters, caps);

@@ -45,6 +45,9 @@ struct PortPlan {
   bool awaiting_capabilities = false;
   // The layout its PortExtendedSpeedsCounters is decoded with (where it is read).
   schema::Layout ext_speeds_layout = schema::Layout::kStandard;
+  // PortExtendedSpeedsCounters would be read, but its layout is still being asked for
+  // (ext_speeds_layout.h): it is left out of `details` until then.
+  bool awaiting_layout = false;
   // Its node's ClassPortInfo went unanswered and was given up on: PortCounters is read as a
   // fallback, in place of a 64-bit copy the node may well have (RawSample::narrow_fallback).
   bool narrow_fallback = false;
@@ -56,9 +59,12 @@ struct PortPlan {
 
 // `caps`: the node's ClassPortInfo (null: it did not answer); `unsupported`: attributes the
 // node refused since the last discovery (null: none); `no_extended`: the operator said to
-// ignore PortCountersExtended on this node.
+// ignore PortCountersExtended on this node. PortExtendedSpeedsCounters is read on ports whose
+// link runs an extended speed (FDR and faster), or on every linked port with
+// `ext_speeds_everywhere` (collect.ext-speeds-layout set by the operator).
 PortPlan plan_port(const Port& port, uint32_t node, const PmaCapabilities* caps,
-                   const std::set<schema::Attribute>* unsupported, bool no_extended);
+                   const std::set<schema::Attribute>* unsupported, bool no_extended,
+                   bool ext_speeds_everywhere = false);
 
 // The plan of a port whose node's capabilities are still being asked for: no reads.
 PortPlan awaiting_capabilities(uint32_t node);

@@ -99,8 +99,10 @@ size_t FakeMadEngine::send(uint64_t id, const CompletionFn& on_done) {
     fabric_.note_attempt(p.request);
     FakeNode& node = fabric_.node(f.guid);
     const auto scripted = node.lose_next.find(p.request.attribute);
-    const bool lose = scripted != node.lose_next.end() && scripted->second > 0;
-    if (lose) --scripted->second;
+    const bool smp = p.request.mgmt_class != MadClass::kPerformance;
+    const bool scripted_loss = !smp && scripted != node.lose_next.end() && scripted->second > 0;
+    if (scripted_loss) --scripted->second;
+    const bool lose = scripted_loss || (smp && node.smp_lost.contains(p.request.attribute));
     if (node.unreachable) {
       f.fate = Fate::kReturned;
     } else if (lose || lost(node.loss)) {

@@ -16,6 +16,7 @@
 
 #include "ibpulse/collector/clear.h"
 #include "ibpulse/collector/discovery.h"
+#include "ibpulse/collector/ext_speeds_layout.h"
 #include "ibpulse/collector/local_split.h"
 #include "ibpulse/collector/mad_engine.h"
 #include "ibpulse/collector/pma.h"
@@ -44,6 +45,9 @@ struct PollerOptions {
   std::chrono::milliseconds rediscover{std::chrono::minutes(5)};
   std::set<uint64_t> skip_nodes;         // never polled
   std::set<uint64_t> no_extended_nodes;  // PortCounters only (32-bit), ignoring the extended ones
+  // How PortExtendedSpeedsCounters' layout is found (ext_speeds_layout.h); legacy and rsfec
+  // also read it on every linked port, whatever its speed.
+  ExtSpeedsLayoutMode ext_speeds_layout = ExtSpeedsLayoutMode::kAuto;
   SamplingOptions sampling;
   // The nodes this collector polls when several share the fabric; the others' ports are left
   // out of the topology it hands on (peers of its own ports aside). Read at start only.

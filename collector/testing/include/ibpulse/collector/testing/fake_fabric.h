@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "ibpulse/collector/mad_engine.h"
@@ -64,6 +65,7 @@ struct FakeNode {
   uint32_t port_info_ext_capability_mask = 1;  // PortInfoExtended: bit 0 IsFECModeSupported
   uint16_t fec_mode_active = 2;  // 0 none, 1 Fire-Code, 2 RS-FEC, 3 Low-Latency RS-FEC, 4 RS-FEC2
   std::map<uint16_t, uint16_t> smp_status;  // SMP attribute id -> status answered instead
+  std::set<uint16_t> smp_lost;              // SMP attribute ids never answered
 };
 
 // What reached a node.
