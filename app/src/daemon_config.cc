@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "ibpulse/base/duration.h"
@@ -374,6 +375,23 @@ const std::vector<KeyDef>& key_defs() {
       {{"collect.lanes", "Export the per-lane extended speeds counters (12 series per port each)",
         "false"},
        boolean(IBPULSE_FIELD(collect.lanes))},
+      {{"collect.ext-speeds-layout",
+        "PortExtendedSpeedsCounters' layout: auto (per port, as perfquery decides: the RS-FEC "
+        "layout where the PMA has RS-FEC counters and PortInfoExtended says RS-FEC is active), "
+        "legacy or rsfec (every linked port, whatever its speed, asking nothing)",
+        "auto"},
+       [](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
+         if (auto one = one_value(v); !one) return one;
+         using collector::ExtSpeedsLayoutMode;
+         const std::map<std::string, ExtSpeedsLayoutMode> modes = {
+             {"auto", ExtSpeedsLayoutMode::kAuto},
+             {"legacy", ExtSpeedsLayoutMode::kLegacy},
+             {"rsfec", ExtSpeedsLayoutMode::kRsFec}};
+         const auto found = modes.find(v[0]);
+         if (found == modes.end()) return Err("expected auto, legacy or rsfec, got '{}'", v[0]);
+         c.poller.ext_speeds_layout = found->second;
+         return Ok{};
+       }},
       {{"collect.if-mib", "Export the IF-MIB octet, packet, discard and error counters", "true"},
        boolean(IBPULSE_FIELD(collect.if_mib))},
       {{"collect.sampling",

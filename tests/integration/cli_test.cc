@@ -75,6 +75,7 @@ TEST(Cli, BadSettingValuesAreRefusedNotRounded) {
       {{"run", "--fabric.m-key", "0777"}, "octal"},
       {{"run", "--mad.window", "0x"}, "expected a whole number"},
       {{"discover", "--m-key", "-1"}, "expected a whole number"},
+      {{"run", "--collect.ext-speeds-layout", "RS-FEC"}, "expected auto, legacy or rsfec"},
   };
   for (const auto& [args, why] : bad) {
     const auto out = run_ibpulse(args);
