@@ -35,6 +35,7 @@ constexpr std::size_t kPescSyncHeader = 16;
 constexpr std::size_t kPescErrorDetection0 = 20;    // 12 x 16 bits
 constexpr std::size_t kPescFecCorrectable0 = 44;    // 12 x 32 bits
 constexpr std::size_t kPescFecUncorrectable0 = 92;  // 12 x 32 bits
+constexpr std::size_t kPescRsFecTotals = 140;       // RS-FEC layout: 3 x 32 bits
 constexpr unsigned kPescLanes = 12;
 
 constexpr uint8_t kStatusDone = 0;
@@ -63,6 +64,11 @@ uint64_t sample_value(unsigned port, uint16_t select, uint32_t interval) {
 uint64_t ext_speeds_value(unsigned port, unsigned field) {
   const uint64_t base = uint64_t{port} * 100 + field + 1;
   return field < 2 + kPescLanes ? base : base * 100000;
+}
+
+uint64_t rs_fec_value(unsigned port, unsigned field, uint64_t seconds) {
+  const uint64_t base = uint64_t{port} * 100 + field + 1;
+  return field < 2 ? base : base * 100000 + (uint64_t{field} + 1) * 10 * seconds;
 }
 
 uint8_t PmaEmulator::status_at(const Session& s, SteadyClock::time_point now) {
@@ -119,7 +125,11 @@ uint16_t PmaEmulator::pma(uint8_t method, uint16_t attr, const uint8_t* in, uint
   const unsigned port = is_switch_ ? port_select : own_port_;
 
   if (attr == kAttrPortExtSpeedsCounters) {
-    ext_speeds(port, in, out);
+    if (rs_fec_) {
+      ext_speeds_rs_fec(port, in, out, now);
+    } else {
+      ext_speeds(port, in, out);
+    }
     return kStatusOk;
   }
 
@@ -206,6 +216,25 @@ void PmaEmulator::ext_speeds(unsigned port, const uint8_t* in, uint8_t* out) {
            ext_speeds_value(port, 14 + lane));
     put_be(&out[kPescFecUncorrectable0 + std::size_t{4} * lane], 4,
            ext_speeds_value(port, 26 + lane));
+  }
+}
+
+void PmaEmulator::ext_speeds_rs_fec(unsigned port, const uint8_t* in, uint8_t* out,
+                                    SteadyClock::time_point now) const {
+  const auto seconds = static_cast<uint64_t>(std::max<int64_t>(
+      0, std::chrono::duration_cast<std::chrono::seconds>(now - started_).count()));
+  out[kPescPortSelect] = static_cast<uint8_t>(port);
+  std::memcpy(&out[kPescCounterSelect], &in[kPescCounterSelect], 8);
+  std::memset(&out[kPescErrorDetection0], 0, kPescRsFecTotals + 12 - kPescErrorDetection0);
+  put_be(&out[kPescSyncHeader], 2, rs_fec_value(port, 0, seconds));
+  put_be(&out[kPescSyncHeader + 2], 2, rs_fec_value(port, 1, seconds));
+  for (unsigned lane = 0; lane < kPescLanes; ++lane) {
+    put_be(&out[kPescFecCorrectable0 + std::size_t{4} * lane], 4,
+           rs_fec_value(port, 2 + lane, seconds));
+  }
+  for (unsigned total = 0; total < 3; ++total) {
+    put_be(&out[kPescRsFecTotals + std::size_t{4} * total], 4,
+           rs_fec_value(port, 14 + total, seconds));
   }
 }
 

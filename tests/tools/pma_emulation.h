@@ -37,6 +37,16 @@
 //   32-bit fields (f 14-37): (port*100 + f + 1) * 100000
 //   Example: port 1: SyncHeaderErrorCounter 101, ErrorDetectionCounterLane11 114,
 //            FECCorrectableBlockCtrLane0 11500000, FECUncorrectableBlockCtrLane11 13800000.
+//   With --ext-speeds-layout rsfec, the RS-FEC layout instead (an HDR port running RS-FEC):
+//   field f (0 SyncHeaderErrorCounter, 1 UnknownBlockCounter, 2-13
+//   FECCorrectableSymbolCtrLane0-11 at bytes 44 + 4*lane, 14 PortFECCorrectableBlockCtr at
+//   byte 140, 15 PortFECUncorrectableBlockCtr at 144, 16 PortFECCorrectedSymbolCtr at 148;
+//   bytes 20-43 and 92-139 reserved, 0) = rs_fec_value(port, f, s), s = whole seconds since
+//   the responder started:
+//   16-bit fields (f 0-1): port*100 + f + 1 (as in the older layout)
+//   32-bit fields (f 2-16): (port*100 + f + 1) * 100000 + (f + 1) * 10 * s
+//   Example: port 1 after 7 s: FECCorrectableSymbolCtrLane0 10300000 + 210 = 10300210,
+//            PortFECCorrectedSymbolCtr 11700000 + 1190 = 11701190.
 // State-file modes (the file's first word, re-read by the responder on every request: "foreign",
 // "clobber"; anything else or no file: normal; only Gets are affected):
 //   kForeign: every port reports SampleStatus 2 and Tag 0xBEEF in Control, Result and
@@ -81,6 +91,7 @@ enum class StateMode { kNormal, kForeign, kClobber, kForeignUntilSet };
 // The documented value formulas (see the header comment).
 uint64_t sample_value(unsigned port, uint16_t select, uint32_t interval);
 uint64_t ext_speeds_value(unsigned port, unsigned field);
+uint64_t rs_fec_value(unsigned port, unsigned field, uint64_t seconds);
 
 // What the responder does with one received MAD.
 enum class Disposition {
@@ -91,7 +102,11 @@ enum class Disposition {
 class PmaEmulator {
  public:
   // `is_switch`: PortSelect chooses the port; otherwise every request is for `own_port`.
-  PmaEmulator(bool is_switch, unsigned own_port) : is_switch_(is_switch), own_port_(own_port) {}
+  // `rs_fec`: PortExtendedSpeedsCounters answers in its RS-FEC layout; `started` is when its
+  // counters started counting.
+  PmaEmulator(bool is_switch, unsigned own_port, bool rs_fec = false,
+              SteadyClock::time_point started = SteadyClock::now())
+      : is_switch_(is_switch), own_port_(own_port), rs_fec_(rs_fec), started_(started) {}
 
   // Builds the reply to `request` (a whole 256-byte MAD of any registered class). The reply
   // keeps the request's header (TID included), with method GetResp and the status set.
@@ -121,10 +136,14 @@ class PmaEmulator {
   static void samples_result(const Session& s, unsigned port, bool extended, uint16_t tag,
                              uint8_t status, uint8_t* out);
   static void ext_speeds(unsigned port, const uint8_t* in, uint8_t* out);
+  void ext_speeds_rs_fec(unsigned port, const uint8_t* in, uint8_t* out,
+                         SteadyClock::time_point now) const;
   static uint8_t status_at(const Session& s, SteadyClock::time_point now);
 
   bool is_switch_;
   unsigned own_port_;
+  bool rs_fec_;
+  SteadyClock::time_point started_;
   std::map<unsigned, Session> sessions_;
 };
 

@@ -6,7 +6,7 @@
 //   IBSIM_SOCKNAME=<fabric socket>
 //   LD_PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 //   SIM_HOST=Hca2 SIM_SET_ISSM=1
-//   pma_responder [--state-file PATH] [--ready-file PATH] [-v]
+//   pma_responder [--state-file PATH] [--ready-file PATH] [--ext-speeds-layout rsfec] [-v]
 //
 // SIM_HOST must not be the node of the fabric's resident opensm (one SM per node; the default
 // fabric's opensm is at Switch1, its first node): the responder then exits with status 1.
@@ -64,7 +64,12 @@ struct Options {
   std::string state_file;
   std::string ready_file;
   bool verbose = false;
+  bool rs_fec = false;  // PortExtendedSpeedsCounters in its RS-FEC layout
 };
+
+constexpr const char* kUsage =
+    "usage: pma_responder [--state-file PATH] [--ready-file PATH] [--ext-speeds-layout "
+    "legacy|rsfec] [-v]\n";
 
 // Classes registered, with their class versions. 0x01/0x81/0x04 are the ones we serve; SA and
 // congestion control are registered only so that a stray MAD of those classes gets a 0x000C
@@ -86,7 +91,7 @@ constexpr uint32_t kCapMaskIsSm = 0x2;  // PortInfo CapabilityMask bit 1
 
 [[noreturn]] void usage_error(const std::string& message) {
   fmt::print(stderr, "pma_responder: {}\n", message);
-  fmt::print(stderr, "usage: pma_responder [--state-file PATH] [--ready-file PATH] [-v]\n");
+  fmt::print(stderr, "{}", kUsage);
   std::exit(2);
 }
 
@@ -102,10 +107,16 @@ Options parse_args(int argc, char** argv) {
       o.state_file = value();
     } else if (arg == "--ready-file") {
       o.ready_file = value();
+    } else if (arg == "--ext-speeds-layout") {
+      const std::string layout = value();
+      if (layout != "legacy" && layout != "rsfec") {
+        usage_error(fmt::format("--ext-speeds-layout: expected legacy or rsfec, got '{}'", layout));
+      }
+      o.rs_fec = layout == "rsfec";
     } else if (arg == "-v" || arg == "--verbose") {
       o.verbose = true;
     } else if (arg == "-h" || arg == "--help") {
-      fmt::print("usage: pma_responder [--state-file PATH] [--ready-file PATH] [-v]\n");
+      fmt::print("{}", kUsage);
       std::exit(0);
     } else {
       usage_error(fmt::format("unknown argument '{}'", arg));
@@ -261,7 +272,7 @@ struct Stats {
 
 // Answers MADs until a stop signal.
 Stats serve(const Attachment& a, const Options& opts) {
-  PmaEmulator emulator(a.is_switch, static_cast<unsigned>(a.portnum));
+  PmaEmulator emulator(a.is_switch, static_cast<unsigned>(a.portnum), opts.rs_fec);
   std::string takeover_generation;  // of the last foreign-until-set state seen
   std::vector<uint8_t> in(umad_size() + kMadSize);
   std::vector<uint8_t> out(umad_size() + kMadSize);

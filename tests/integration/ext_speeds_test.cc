@@ -1,0 +1,109 @@
+// PortExtendedSpeedsCounters in its RS-FEC layout, end to end: ibsim does not answer the
+// attribute and cannot show RS-FEC, so the test PMA responder (tests/tools/pma_responder,
+// `--ext-speeds-layout rsfec`) answers it for Hca2, with the values pma_emulation.h documents:
+// 16-bit fields port*100 + f + 1, 32-bit fields (port*100 + f + 1) * 100000 + (f + 1) * 10 * s
+// (s: whole seconds since the responder started). The daemon reads it with
+// collect.ext-speeds-layout rsfec (ibsim's links are SDR: auto would not read it at all).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <thread>
+
+#include "daemon_client.h"
+#include "eventually.h"
+#include "sim_fabric.h"
+
+namespace ibpulse::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+SimFabric& fabric() {
+  return SimFabricEnvironment::fabric();
+}
+
+class ExtSpeeds : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("ibpulse-ext-speeds-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    responder_ = fabric().start_client(
+        {PMA_RESPONDER, "--ready-file", (dir_ / "ready").string(), "--ext-speeds-layout", "rsfec"},
+        dir_ / "responder.log", {{"SIM_SET_ISSM", "1"}}, "Hca2");
+    for (int i = 0; i < 100 && !std::filesystem::exists(dir_ / "ready"); ++i)
+      std::this_thread::sleep_for(50ms);
+    ASSERT_TRUE(std::filesystem::exists(dir_ / "ready")) << "the responder did not start";
+  }
+  static void TearDownTestSuite() {
+    sim::terminate(responder_, 3s);
+    std::filesystem::remove_all(dir_);
+  }
+  static inline std::filesystem::path dir_;
+  static inline sim::ProcessRef responder_;
+};
+
+// The responder's formula for port 1's 32-bit RS-FEC field f after s seconds.
+uint64_t rs_fec(unsigned f, uint64_t s) {
+  return (uint64_t{100} + f + 1) * 100000 + (uint64_t{f} + 1) * 10 * s;
+}
+
+TEST_F(ExtSpeeds, RsFecCountersAreReadExactlyPerPortAndPerLane) {
+  const std::string labels =
+      "node_guid=\"" + guid_text(fabric().port("Hca2", 1).node_guid) + "\",port=\"1\"";
+  Daemon d(fabric(), {"--web.listen-address", "127.0.0.1:0", "--poll.counters-interval", "500ms",
+                      "--poll.details-interval", "1s", "--counters.publish-interval", "200ms",
+                      "--state.save-interval", "off", "--collect.ext-speeds-layout", "rsfec",
+                      "--collect.lanes", "true"});
+  ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+  std::string scrape;
+  double corrected = -1;
+  // Two readings a second or more apart: the totals have moved with the responder's clock.
+  ASSERT_TRUE(eventually(
+      [&] {
+        scrape = http_get(d.web_port(), "/metrics");
+        corrected = metric_value(scrape, "infiniband_port_fec_corrected_symbols_total", labels);
+        return corrected >= static_cast<double>(rs_fec(16, 2));
+      },
+      30s))
+      << scrape;
+  // Every field of one answer is from the same second s: PortFECCorrectedSymbolCtr (f 16)
+  // gives s, and every other RS-FEC counter of the port must agree with it exactly.
+  const auto total = static_cast<uint64_t>(corrected);
+  ASSERT_EQ((total - rs_fec(16, 0)) % 170, 0u) << total;
+  const uint64_t s = (total - rs_fec(16, 0)) / 170;
+  const auto value = [&](const std::string& name, const std::string& extra = "") {
+    return metric_value(scrape, "infiniband_port_" + name + "_total", labels + extra);
+  };
+  EXPECT_EQ(value("fec_correctable_blocks"), static_cast<double>(rs_fec(14, s)));
+  EXPECT_EQ(value("fec_uncorrectable_blocks"), static_cast<double>(rs_fec(15, s)));
+  for (unsigned lane = 0; lane < 12; ++lane) {
+    EXPECT_EQ(value("fec_correctable_symbols", ",lane=\"" + std::to_string(lane) + "\""),
+              static_cast<double>(rs_fec(2 + lane, s)))
+        << lane;
+  }
+  EXPECT_EQ(value("sync_header_error"), 101);  // the same counter in both layouts
+  EXPECT_EQ(value("unknown_block"), 102);
+  // Nothing of the older layout: its lanes are reserved in this one.
+  EXPECT_EQ(value("error_detection", ",lane=\"0\""), -1);
+  EXPECT_EQ(value("fec_correctable_blocks", ",lane=\"0\""), -1);
+}
+
+// The default, auto, on ibsim: SDR links read no extended speeds counters at all, and no
+// PortInfoExtended is asked (ibsim's PMAs lack the RS-FEC bit: decided without an SMP).
+TEST_F(ExtSpeeds, AutoReadsNothingOnSdrLinks) {
+  Daemon d(fabric(), {"--web.listen-address", "127.0.0.1:0", "--poll.counters-interval", "300ms",
+                      "--poll.details-interval", "300ms", "--counters.publish-interval", "200ms",
+                      "--state.save-interval", "off", "--collect.lanes", "true"});
+  ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+  ASSERT_TRUE(d.wait_for_sweeps(4)) << d.log();
+  const std::string scrape = http_get(d.web_port(), "/metrics");
+  EXPECT_EQ(scrape.find("infiniband_port_sync_header_error_total{"), std::string::npos);
+  EXPECT_EQ(scrape.find("infiniband_port_fec_corrected_symbols_total{"), std::string::npos);
+  EXPECT_NE(scrape.find("infiniband_port_symbol_error_total{"), std::string::npos) << scrape;
+  EXPECT_EQ(d.log().find("ext_speeds_layout_fallback"), std::string::npos) << d.log();
+}
+
+}  // namespace
+}  // namespace ibpulse::testing
