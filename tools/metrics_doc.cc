@@ -44,6 +44,8 @@ std::string mib_name(MibColumn mib) {
       return fmt::format("ifXEntry.{}", mib.column);
     case MibTable::kIbIfPortStat:
       return fmt::format("ibIfPortStatEntry.{}", mib.column);
+    case MibTable::kIbpulsePort:
+      return fmt::format("ibpulsePortEntry.{}", mib.column);
   }
   return "";
 }

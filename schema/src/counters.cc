@@ -104,6 +104,7 @@ struct Family {
   std::string_view label;
   uint8_t count;
   Layout layout = Layout::kStandard;
+  MibColumn mib = {};  // one-counter families only
 };
 
 constexpr std::string_view kCorrectableHelp =
@@ -131,16 +132,37 @@ constexpr std::array kFamilies = {
     // The RS-FEC layout's port totals share a name with the older layout's per-lane
     // counters (a port reports one or the other; rules and sums over the name cover both)
     // and follow them: the renderer writes a name's series together, under one HELP.
-    Family{"fec_correctable_blocks", kCorrectableHelp, kBlocks, kPortExtendedSpeedsCounters,
-           "PortFECCorrectableBlockCtr", "", 1, Layout::kRsFec},
+    Family{"fec_correctable_blocks",
+           kCorrectableHelp,
+           kBlocks,
+           kPortExtendedSpeedsCounters,
+           "PortFECCorrectableBlockCtr",
+           "",
+           1,
+           Layout::kRsFec,
+           {MibTable::kIbpulsePort, 3}},
     Family{"fec_uncorrectable_blocks", kUncorrectableHelp, kBlocks, kPortExtendedSpeedsCounters,
            "FECUncorrectableBlockCtrLane", "lane", 12},
-    Family{"fec_uncorrectable_blocks", kUncorrectableHelp, kBlocks, kPortExtendedSpeedsCounters,
-           "PortFECUncorrectableBlockCtr", "", 1, Layout::kRsFec},
+    Family{"fec_uncorrectable_blocks",
+           kUncorrectableHelp,
+           kBlocks,
+           kPortExtendedSpeedsCounters,
+           "PortFECUncorrectableBlockCtr",
+           "",
+           1,
+           Layout::kRsFec,
+           {MibTable::kIbpulsePort, 4}},
     Family{"fec_correctable_symbols", "RS-FEC symbols corrected, per lane", kSymbols,
            kPortExtendedSpeedsCounters, "FECCorrectableSymbolCtrLane", "lane", 12, Layout::kRsFec},
-    Family{"fec_corrected_symbols", "RS-FEC symbols corrected, port total", kSymbols,
-           kPortExtendedSpeedsCounters, "PortFECCorrectedSymbolCtr", "", 1, Layout::kRsFec},
+    Family{"fec_corrected_symbols",
+           "RS-FEC symbols corrected, port total",
+           kSymbols,
+           kPortExtendedSpeedsCounters,
+           "PortFECCorrectedSymbolCtr",
+           "",
+           1,
+           Layout::kRsFec,
+           {MibTable::kIbpulsePort, 5}},
 };
 
 constexpr bool core_in_id_order() {
@@ -196,7 +218,7 @@ Tables build() {
       const std::string_view field = f.count == 1 ? f.field_prefix
                                                   : std::string_view(t.field_names.emplace_back(
                                                         fmt::format("{}{}", f.field_prefix, i)));
-      t.counters.push_back(Counter{f.name, f.help, f.unit, f.attribute, field, kNoMib, f.label,
+      t.counters.push_back(Counter{f.name, f.help, f.unit, f.attribute, field, f.mib, f.label,
                                    f.count == 1 ? uint8_t{0} : i});
       layouts.push_back(f.layout);
     }

@@ -228,5 +228,46 @@ TEST(MibViewPorts, EveryInterfaceHasItsSubnet) {
   EXPECT_FALSE(view.next("", column(2, 3), false, t0, vb));
 }
 
+// The RS-FEC counters (PortExtendedSpeedsCounters' RS-FEC layout) have no IF-MIB or IB-IF-MIB
+// column: ibpulsePortTable serves them, exact Counter64s, on ports that read them only.
+TEST(MibViewPorts, RsFecCountersAreColumnsOfThePortsThatRunRsFec) {
+  using schema::Attribute;
+  converters::Converter c({});
+  c.set_topology(converters::testing::two_node_fabric("leaf01"), t0);
+  collector::RawSample rs_fec;
+  rs_fec.port = kSwitch;
+  rs_fec.received = t0;
+  std::array<uint8_t, 192> data{};
+  data[140] = 0x01;  // PortFECCorrectableBlockCtr 0x01000005: exact past 24 bits
+  data[143] = 0x05;
+  data[147] = 6;  // PortFECUncorrectableBlockCtr
+  data[151] = 7;  // PortFECCorrectedSymbolCtr
+  collector::decode_fields(Attribute::kPortExtendedSpeedsCounters, schema::Layout::kRsFec, data,
+                           rs_fec);
+  rs_fec.advertised = (uint64_t{1} << rs_fec.field_count) - 1;
+  c.apply(rs_fec);
+  auto legacy = converters::testing::sample(converters::testing::kHca,
+                                            Attribute::kPortExtendedSpeedsCounters, t0);
+  c.apply(legacy);
+  const MibView view(c.snapshot(t0 + 1s), {}, t0 - 10s);
+  const auto column = [](uint32_t col, uint32_t index) {
+    Oid o = kIbpulsePortEntry;
+    o.insert(o.end(), {col, index});
+    return o;
+  };
+  VarBind vb;
+  ASSERT_TRUE(view.get("", column(3, 2), t0, vb));
+  EXPECT_EQ(vb.type, VarType::kCounter64);
+  EXPECT_EQ(vb.number, 0x01000005u);
+  ASSERT_TRUE(view.get("", column(4, 2), t0, vb));
+  EXPECT_EQ(vb.number, 6u);
+  ASSERT_TRUE(view.get("", column(5, 2), t0, vb));
+  EXPECT_EQ(vb.number, 7u);
+  for (const uint32_t col : {3u, 4u, 5u})
+    EXPECT_FALSE(view.get("", column(col, 1), t0, vb)) << "the older layout has no totals";
+  ASSERT_TRUE(view.get(kSwitchContext, column(5, 7), t0, vb)) << "ifIndex = port number";
+  EXPECT_EQ(vb.number, 7u);
+}
+
 }  // namespace
 }  // namespace ibpulse::exporters::snmp

@@ -34,7 +34,7 @@ std::vector<Object> build() {
       // IB-IF-MIB as draft -09 numbers it: the index columns (1; 1 and 2) are not accessible.
       {below(kIbIfMib, {1, 1, 1}), range(2, 15), Rows::kInterfaces, &port_stat_value},
       {below(kIbIfMib, {1, 2, 1}), range(3, 6), Rows::kVirtualLanes, &vl_traffic_value},
-      {kIbpulsePortEntry, range(1, 2), Rows::kInterfaces, &ibpulse_port_value},
+      {kIbpulsePortEntry, range(1, 5), Rows::kInterfaces, &ibpulse_port_value},
   };
   IBPULSE_CHECK(std::is_sorted(v.begin(), v.end(),
                                [](const Object& a, const Object& b) { return a.entry < b.entry; }));

@@ -65,8 +65,9 @@ constexpr size_t index_of(CounterId id) {
   return static_cast<size_t>(id);
 }
 
-// Where SNMP serves a value (IF-MIB RFC 2863; IB-IF-MIB draft-ietf-ipoib-ibif-mib-00).
-enum class MibTable : uint8_t { kNone, kIfTable, kIfXTable, kIbIfPortStat };
+// Where SNMP serves a value (IF-MIB RFC 2863; IB-IF-MIB draft-ietf-ipoib-ibif-mib-00;
+// IBPULSE-MIB's ibpulsePortTable for what neither has a column for).
+enum class MibTable : uint8_t { kNone, kIfTable, kIfXTable, kIbIfPortStat, kIbpulsePort };
 struct MibColumn {
   MibTable table = MibTable::kNone;
   uint8_t column = 0;
