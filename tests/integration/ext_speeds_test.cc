@@ -13,6 +13,7 @@
 #include "daemon_client.h"
 #include "eventually.h"
 #include "sim_fabric.h"
+#include "snmp_client.h"
 
 namespace ibpulse::testing {
 namespace {
@@ -55,7 +56,8 @@ TEST_F(ExtSpeeds, RsFecCountersAreReadExactlyPerPortAndPerLane) {
   Daemon d(fabric(), {"--web.listen-address", "127.0.0.1:0", "--poll.counters-interval", "500ms",
                       "--poll.details-interval", "1s", "--counters.publish-interval", "200ms",
                       "--state.save-interval", "off", "--collect.ext-speeds-layout", "rsfec",
-                      "--collect.lanes", "true"});
+                      "--collect.lanes", "true", "--snmp.community", "public", "--snmp.listen",
+                      "127.0.0.1:0"});
   ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
   std::string scrape;
   double corrected = -1;
@@ -88,6 +90,28 @@ TEST_F(ExtSpeeds, RsFecCountersAreReadExactlyPerPortAndPerLane) {
   // Nothing of the older layout: its lanes are reserved in this one.
   EXPECT_EQ(value("error_detection", ",lane=\"0\""), -1);
   EXPECT_EQ(value("fec_correctable_blocks", ",lane=\"0\""), -1);
+
+  // SNMP: IBPULSE-MIB's ibpulsePortTable, columns 3-5, at Hca2/1's ifIndex. Read later than
+  // the scrape: the same formula, a second at least as late.
+  const std::string target = " 127.0.0.1:" + std::to_string(d.snmp_port());
+  std::string if_index;
+  for (const auto& [oid, name] :
+       parse_varbinds(snmp_tool("snmpbulkwalk -v2c -c public -On -Oq -t 2" + target +
+                                " 1.3.6.1.2.1.31.1.1.1.1")
+                          .out)) {
+    if (name == "Hca2/1") if_index = oid.substr(oid.rfind('.') + 1);
+  }
+  ASSERT_FALSE(if_index.empty());
+  const std::string entry = ".1.3.6.1.4.1.8072.9999.9999.1.4.1.1.";
+  auto got = parse_varbinds(snmp_tool("snmpget -v2c -c public -On -Oq -t 2" + target + " " + entry +
+                                      "3." + if_index + " " + entry + "5." + if_index)
+                                .out);
+  ASSERT_EQ(got.count(entry + "5." + if_index), 1u);
+  const uint64_t snmp_corrected = std::stoull(got[entry + "5." + if_index]);
+  ASSERT_GE(snmp_corrected, total);
+  ASSERT_EQ((snmp_corrected - rs_fec(16, 0)) % 170, 0u) << snmp_corrected;
+  const uint64_t snmp_s = (snmp_corrected - rs_fec(16, 0)) / 170;
+  EXPECT_EQ(std::stoull(got[entry + "3." + if_index]), rs_fec(14, snmp_s));
 }
 
 // The default, auto, on ibsim: SDR links read no extended speeds counters at all, and no
