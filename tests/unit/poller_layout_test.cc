@@ -189,5 +189,39 @@ TEST(PollerLayout, ASetLayoutAsksNothingAndReadsEveryLinkedPort) {
   }
 }
 
+// MADs per port per sweep with every detail attribute on, for an HDR port of a modern PMA
+// (docs/collector.md, "Extended speeds"): PortCountersExtended every sweep (1 s), the seven
+// detail attributes and PortExtendedSpeedsCounters every poll.details-interval (10 s), PortInfo
+// every poll.port-info-interval (10 s), PortInfoExtended once.
+TEST(PollerLayout, MadsPerPortPerSweepWithDetailsOn) {
+  PollerHarness h;
+  set_up_hdr(h, Case{"modern HDR"});
+  h.options.intervals.port_info = 10s;
+  for (const uint64_t guid : {kSwitchGuid, kHca1.node_guid, kHca2.node_guid, kHca3.node_guid}) {
+    h.fabric.node(guid).capability_mask = 0x9200 | 0x4000;  // + 64-bit error counters: 1 MAD
+    h.fabric.node(guid).capability_mask2 = 0x2;
+  }
+  constexpr size_t kSweeps = 100;
+  ASSERT_TRUE(h.run(kSweeps).ok());
+  const auto pma = [&](Attribute a) { return h.fabric.attempts(kHca1, a); };
+  EXPECT_EQ(pma(Attribute::kPortCounters), 0u);
+  const uint64_t counters = pma(Attribute::kPortCountersExtended);
+  uint64_t details = 0;
+  for (const Attribute a : kDetailAttributes)
+    details += pma(a);
+  const uint64_t speeds = pma(Attribute::kPortExtendedSpeedsCounters);
+  const uint64_t port_info = h.fabric.smp_attempts(kHca1, 0x15);
+  const uint64_t pie = h.fabric.smp_attempts(kHca1, kPortInfoExtendedAttribute);
+  // 100 sweeps of 1 s: 100 reads of the counters group, 10 of each detail attribute.
+  EXPECT_NEAR(static_cast<double>(counters), kSweeps, 2);
+  EXPECT_NEAR(static_cast<double>(details), 7.0 * kSweeps / 10, 7);
+  EXPECT_NEAR(static_cast<double>(speeds), kSweeps / 10.0, 1);
+  EXPECT_NEAR(static_cast<double>(port_info), kSweeps / 10.0, 1);
+  EXPECT_EQ(pie, 1u);
+  const double per_sweep =
+      static_cast<double>(counters + details + speeds + port_info + pie) / kSweeps;
+  EXPECT_NEAR(per_sweep, 1.0 + 0.8 + 0.1, 0.1) << "MADs per port per sweep";
+}
+
 }  // namespace
 }  // namespace ibpulse::collector
