@@ -25,6 +25,37 @@ double seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
 }
 
+// The fields whose exact deltas say the time between two readings is covered (PortSnapshot::
+// covered_symbol and covered_fec): bit i for field i of the attribute's layout.
+struct CoverageFields {
+  uint64_t symbol = 0;  // SymbolErrorCounter, narrow or 64-bit: whichever copy the port reads
+  uint64_t fec = 0;     // the RS-FEC uncorrectable blocks and corrected symbols totals
+};
+
+const CoverageFields& coverage_fields(Attribute attribute, schema::Layout layout) {
+  static const auto table = [] {
+    std::array<std::array<CoverageFields, 256>, schema::kLayoutCount> out{};
+    const size_t symbol = schema::index_of(schema::CounterId::kSymbolError);
+    for (const Attribute a : {Attribute::kPortCounters, Attribute::kPortCountersExtended}) {
+      const auto sinks = schema::sinks_of(a);
+      for (size_t i = 0; i < sinks.size(); ++i) {
+        if (sinks[i].counter == symbol) out[0][static_cast<size_t>(a) & 0xff].symbol |= 1ull << i;
+      }
+    }
+    const auto pesc = Attribute::kPortExtendedSpeedsCounters;
+    const auto fields = schema::fields_of(pesc, schema::Layout::kRsFec);
+    for (size_t i = 0; i < fields.size(); ++i) {
+      if (fields[i].name == "PortFECUncorrectableBlockCtr" ||
+          fields[i].name == "PortFECCorrectedSymbolCtr") {
+        out[static_cast<size_t>(schema::Layout::kRsFec)][static_cast<size_t>(pesc) & 0xff].fec |=
+            1ull << i;
+      }
+    }
+    return out;
+  }();
+  return table[static_cast<size_t>(layout)][static_cast<size_t>(attribute) & 0xff];
+}
+
 // The core counters an attribute's sinks write: [first, last], or first > last if none.
 struct CoreRange {
   uint8_t first = kCoreCounterCount, last = 0;
@@ -337,18 +368,19 @@ ApplyEvents Converter::apply_at(const RawSample& s, uint32_t slot) {
   }
   if (sinks.empty()) return events;
   PortState& p = port(s.port, slot);
-  if (p.last_read_any == Clock::time_point{} && starts_without_history(p, s.port)) {
+  const size_t attribute_slot = slot_of(s.attribute);
+  const Clock::time_point previous = p.last_read[attribute_slot];
+  // The first reading of the port (checked only when this attribute's is).
+  if (previous == Clock::time_point{} && p.last_read_any() == Clock::time_point{} &&
+      starts_without_history(p, s.port)) {
     // Its totals restart from this reading, under the same ifIndex and series: marked and
     // counted once.
     p.discontinuity = s.received;
     ++stats_.restarted_ports;
   }
-  const size_t attribute_slot = slot_of(s.attribute);
-  const Clock::time_point previous = p.last_read[attribute_slot];
   const Clock::duration dt =
       previous == Clock::time_point{} ? Clock::duration::zero() : s.received - previous;
   p.last_read[attribute_slot] = s.received;
-  p.last_read_any = std::max(p.last_read_any, s.received);
   const bool wide = s.attribute == Attribute::kPortCountersExtended;
   if (wide) p.ietf_extended = (s.advertised >> kUnicastXmitField & 1) != 0;
   if (s.attribute == Attribute::kPortFlowCtlCounters) p.flow_control_counted = true;
@@ -361,6 +393,7 @@ ApplyEvents Converter::apply_at(const RawSample& s, uint32_t slot) {
   todo &= ~held;
   const bool maybe_own_clear = s.cleared != 0 || (wide && p.own_clear_since_extended);
   const double dt_seconds = seconds(dt);
+  uint64_t exact = 0;  // fields whose delta holds every count since the last reading
   for (; todo != 0; todo &= todo - 1) {
     const auto i = static_cast<size_t>(std::countr_zero(todo));
     const size_t c = sinks[i].counter;
@@ -369,6 +402,8 @@ ApplyEvents Converter::apply_at(const RawSample& s, uint32_t slot) {
         core && !maybe_own_clear
             ? accumulate_core(p.core, c, {s.values[i], fields[i].width, fields[i].scale, source})
             : apply_field(p, s, fields[i], c, i, events);
+    const bool exact_delta = !o.first && !o.lossy && !o.foreign_clear && !o.source_switch;
+    exact |= uint64_t{exact_delta} << i;
     if (o.lossy) {
       ++p.lossy_intervals;
       ++stats_.lossy_intervals;
@@ -385,6 +420,7 @@ ApplyEvents Converter::apply_at(const RawSample& s, uint32_t slot) {
         p.rates[c] = static_cast<float>(static_cast<double>(o.delta) / dt_seconds);
     }
   }
+  if (dt > Clock::duration::zero()) add_coverage(p, s, exact, dt);
   if (wide) p.own_clear_since_extended = false;
   if (s.cleared != 0) {
     clears_asked_.erase(clear_key(s.port, s.attribute));
@@ -393,6 +429,14 @@ ApplyEvents Converter::apply_at(const RawSample& s, uint32_t slot) {
   // A held field's clear would answer a baseline it does not have yet.
   events.clear_requested = held == 0 && maybe_ask_clear(s);
   return events;
+}
+
+void Converter::add_coverage(PortState& p, const RawSample& s, uint64_t exact, Clock::duration dt) {
+  const CoverageFields& f = coverage_fields(s.attribute, s.layout);
+  const auto ms = static_cast<uint32_t>(
+      std::chrono::round<std::chrono::milliseconds>(dt).count());  // wraps, as documented
+  if ((exact & f.symbol) != 0) p.covered_symbol_ms += ms;
+  if (f.fec != 0 && (exact & f.fec) == f.fec) p.covered_fec_ms += ms;
 }
 
 // A field off the common path: a per-VL / per-lane counter, or one our clear may have reset.

@@ -24,12 +24,14 @@ void fill(PortSnapshot& out, const Converter::PortState& p) {
   out.awaiting = p.core.sourced() & ~p.present;
   out.ietf_extended = p.ietf_extended;
   out.flow_control_counted = p.flow_control_counted;
-  out.last_read = p.last_read_any;
+  out.last_read = p.last_read_any();
   out.discontinuity = p.discontinuity;
   out.lossy_intervals = p.lossy_intervals;
   out.foreign_clears = p.foreign_clears;
   out.own_clears = p.own_clears;
   out.source_switches = p.source_switches;
+  out.covered_symbol_ms = p.covered_symbol_ms;
+  out.covered_fec_ms = p.covered_fec_ms;
   out.extra = p.extra;
 }
 

@@ -7,6 +7,7 @@
 // Thread safety: one thread calls everything on a Converter; publish() hands out immutable
 // snapshots other threads may read.
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
@@ -100,17 +101,25 @@ class Converter {
   // events and clears write.
   struct alignas(64) PortState {
     uint64_t present = 0;
-    Clock::time_point last_read_any{};
+    // Milliseconds whose errors the exported counts hold (PortSnapshot::covered_symbol_ms),
+    // wrapping: 32 bits keep PortState at 960 bytes (1,024, a power of two, put every port
+    // on the same cache sets and halved the converter's samples/s).
+    uint32_t covered_symbol_ms = 0, covered_fec_ms = 0;
     bool ietf_extended = false, flow_control_counted = false;
     bool own_clear_since_extended = false;          // a lower 64-bit reading next is our clear
     bool restored = false;                          // from the state file: it has history
     std::array<Clock::time_point, 16> last_read{};  // per attribute (id & 0xf)
     std::array<float, schema::kCoreCounterCount> rates{};
+    // The latest successful reading of any attribute (epoch: never read).
+    Clock::time_point last_read_any() const {
+      return *std::max_element(last_read.begin(), last_read.end());
+    }
     CoreCounters core;
     Clock::time_point discontinuity{};
     uint64_t lossy_intervals = 0, foreign_clears = 0, own_clears = 0, source_switches = 0;
     // The first reading held back (ConverterOptions::restored_source_wait); epoch: none.
     Clock::time_point held_since{};
+
     // Per-VL / per-lane counters, once read; shared with snapshots, copied before a write.
     std::shared_ptr<ExtraCounters> extra;
   };
@@ -172,6 +181,9 @@ class Converter {
   // The port's per-VL / per-lane block, its own copy if a snapshot still shares it.
   static ExtraCounters& writable_extra(PortState& p);
   void note_clear_window(PortState& p, const collector::RawSample& s, Clock::duration dt);
+  // The sample's exact deltas (bit per field) covered `dt` of its port's error counts.
+  static void add_coverage(PortState& p, const collector::RawSample& s, uint64_t exact,
+                           Clock::duration dt);
   bool maybe_ask_clear(const collector::RawSample& s);
   // clears_asked_'s key of a port's attribute.
   static std::pair<collector::PortKey, uint8_t> clear_key(collector::PortKey port,

@@ -47,6 +47,15 @@ struct PortSnapshot {
   Clock::time_point last_read{};                  // last successful reading (epoch: never)
   Clock::time_point discontinuity{};  // last foreign clear or source switch (epoch: none)
   uint64_t lossy_intervals = 0, foreign_clears = 0, own_clears = 0, source_switches = 0;
+  // Milliseconds covered by the error counts since this run started, wrapping at 2^32 (49.7
+  // days: take differences modulo 2^32 over shorter windows): the sum of the intervals
+  // between two successful readings whose delta is exact (not the first reading, not lossy
+  // past a latch, not a foreign clear or a change of copy). A bit error ratio divides the
+  // errors of a window by its covered time x the link's bit rate: failed reads, and counts
+  // lost to a latch or a clear, are not error-free time. covered_symbol_ms:
+  // SymbolErrorCounter's source attribute; covered_fec_ms: the RS-FEC totals (uncorrectable
+  // blocks and corrected symbols both exact).
+  uint32_t covered_symbol_ms = 0, covered_fec_ms = 0;
   // The per-VL / per-lane counters of the attributes read, or null if none was read.
   std::shared_ptr<const ExtraCounters> extra;
   // Per-VL traffic from PortSamples (ibIfVLTrafficTable), or null: never sampled.
