@@ -75,10 +75,16 @@ std::optional<uint64_t> counter_value(const CounterSource& s, const converters::
       if (!p.value_ready(static_cast<schema::DerivedId>(s.index))) return std::nullopt;
       return p.value(static_cast<schema::DerivedId>(s.index));
     case Kind::kFamily: {
-      if (!p.extra) return std::nullopt;
       uint64_t sum = 0;
       bool any = false;
       for (size_t member : s.members) {
+        if (member < schema::kCoreCounterCount) {  // a sum of core counters (health's)
+          if (!(p.present >> member & 1)) continue;
+          sum += p.totals[member];
+          any = true;
+          continue;
+        }
+        if (!p.extra) continue;
         const size_t i = member - schema::kCoreCounterCount;
         const auto st = p.extra->find(i);
         if (!st || st->source == converters::Source::kNone) continue;
@@ -87,6 +93,10 @@ std::optional<uint64_t> counter_value(const CounterSource& s, const converters::
       }
       return any ? std::optional<uint64_t>(sum) : std::nullopt;
     }
+    case Kind::kCovered:
+      // Wrapping milliseconds: a history's increase across the wrap (every 49.7 days) reads
+      // as none, one window without a BER.
+      return s.index == 0 ? p.covered_symbol_ms : p.covered_fec_ms;
     case Kind::kUtilisation:
       break;
   }

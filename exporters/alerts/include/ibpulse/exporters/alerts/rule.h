@@ -25,10 +25,11 @@ using std::chrono::milliseconds;
 
 // Where a counter rule's numbers come from.
 struct CounterSource {
-  enum class Kind { kCounter, kFamily, kDerived, kUtilisation } kind = Kind::kCounter;
+  enum class Kind { kCounter, kFamily, kDerived, kUtilisation, kCovered } kind = Kind::kCounter;
   size_t index = 0;  // kCounter: core counter index; kDerived: DerivedId; kUtilisation: 0 max,
-                     // 1 transmit, 2 receive
-  std::vector<size_t> members;  // kFamily: the per-VL/per-lane counters summed (table indices)
+                     // 1 transmit, 2 receive; kCovered: 0 symbol errors', 1 RS-FEC totals'
+                     // covered milliseconds (PortSnapshot::covered_symbol_ms, covered_fec_ms)
+  std::vector<size_t> members;  // kFamily: the counters summed (table indices)
 };
 
 // Which ports a rule applies to: every condition given must hold.

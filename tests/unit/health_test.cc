@@ -1,0 +1,139 @@
+// Link health from snapshots of the two-node fabric (test_fabric.h: an HCA port and switch port
+// 7, 4X EDR, 100 Gb/s of data): BERs over covered time, flaps, bursts, one entry per link.
+#include "ibpulse/exporters/alerts/health.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+#include "ibpulse/converters/converter.h"
+#include "sample_builders.h"
+#include "test_fabric.h"
+
+namespace ibpulse::exporters::alerts {
+namespace {
+
+using collector::RawSample;
+using converters::Clock;
+using converters::testing::field;
+using converters::testing::kHca;
+using converters::testing::kSwitch;
+using schema::Attribute;
+using namespace std::chrono_literals;
+
+const Clock::time_point t0 = Clock::time_point{} + 1h;
+
+// PortCounters of `port` at `at` with `set` applied to its fields.
+RawSample counters(collector::PortKey port, Clock::time_point at,
+                   const std::function<void(RawSample&)>& set = {}) {
+  RawSample s = converters::testing::sample(port, Attribute::kPortCounters, at);
+  if (set) set(s);
+  return s;
+}
+
+void put(RawSample& s, std::string_view name, uint64_t value) {
+  s.values[field(Attribute::kPortCounters, name)] = value;
+}
+
+// Reads both ends every second for `seconds`, each reading from `reading(port, second)`, and
+// evaluates each snapshot; returns the last health.
+std::shared_ptr<const HealthSnapshot> run(
+    HealthEngine& engine, int seconds,
+    const std::function<void(collector::PortKey, int, RawSample&)>& reading) {
+  converters::Converter c({});
+  c.set_topology(converters::testing::two_node_fabric("leaf01"), t0);
+  std::shared_ptr<const HealthSnapshot> last;
+  for (int i = 0; i <= seconds; ++i) {
+    const auto at = t0 + std::chrono::seconds(i);
+    for (const auto port : {kHca, kSwitch}) {
+      c.apply(counters(port, at, [&](RawSample& s) { reading(port, i, s); }));
+    }
+    last = engine.evaluate(*c.snapshot(at));
+  }
+  return last;
+}
+
+const PortHealth& of(const HealthSnapshot& h, collector::PortKey key) {
+  for (const PortHealth& p : h.ports) {
+    if (p.key == key) return p;
+  }
+  ADD_FAILURE() << "no port";
+  return h.ports.front();
+}
+
+TEST(Health, ABerIsZeroWithCoveredTimeAndAbsentWithout) {
+  HealthEngine engine;
+  const auto h = run(engine, 5, [](collector::PortKey, int, RawSample&) {});
+  EXPECT_EQ(of(*h, kHca).symbol_ber, 0.0f);
+  EXPECT_EQ(of(*h, kHca).state, HealthState::kOk);
+  EXPECT_TRUE(std::isnan(of(*h, kHca).effective_ber)) << "no RS-FEC totals read";
+  HealthEngine fresh;
+  const auto first = run(fresh, 0, [](collector::PortKey, int, RawSample&) {});
+  EXPECT_TRUE(std::isnan(of(*first, kHca).symbol_ber)) << "one reading covers no time";
+}
+
+// 1,000 symbol errors in 10 s of a 100 Gb/s link (1e12 bits): 1e-9, far above 1e-12.
+TEST(Health, ManySymbolErrorsAreABerAboveSpecOnOneLinkEntry) {
+  HealthEngine engine;
+  const auto h = run(engine, 10, [](collector::PortKey port, int i, RawSample& s) {
+    if (port == kHca) put(s, "SymbolErrorCounter", static_cast<uint64_t>(i) * 100);
+  });
+  const PortHealth& hca = of(*h, kHca);
+  EXPECT_NEAR(hca.symbol_ber, 1e-9, 1e-11);
+  EXPECT_EQ(hca.reasons & kReasonBerAboveSpec, kReasonBerAboveSpec);
+  EXPECT_EQ(hca.state, HealthState::kFailing);
+  EXPECT_EQ(of(*h, kSwitch).state, HealthState::kOk);
+  ASSERT_EQ(h->links.size(), 1u) << "a link is one entry, not one per end";
+  EXPECT_EQ(h->links[0].a, kHca);
+  EXPECT_EQ(h->links[0].b, kSwitch);
+  EXPECT_EQ(h->links[0].state, HealthState::kFailing);
+}
+
+// One error in 10 s of a 100 Gb/s link proves nothing about a 1e-12 spec.
+TEST(Health, OneErrorIsNotABerAboveSpec) {
+  HealthEngine engine;
+  const auto h = run(engine, 10, [](collector::PortKey port, int i, RawSample& s) {
+    if (port == kHca && i >= 5) put(s, "SymbolErrorCounter", 1);
+  });
+  EXPECT_NEAR(of(*h, kHca).symbol_ber, 1e-12, 1e-14);
+  EXPECT_EQ(of(*h, kHca).state, HealthState::kOk);
+}
+
+TEST(Health, FlapsAboveTheLimitAreFailing) {
+  for (const uint64_t flaps : {5u, 6u}) {
+    HealthEngine engine;  // limit 5 per minute
+    const auto h = run(engine, 30, [&](collector::PortKey port, int i, RawSample& s) {
+      if (port != kSwitch || i < 10) return;
+      put(s, "LinkDownedCounter", flaps / 2);
+      put(s, "LinkErrorRecoveryCounter", flaps - flaps / 2);
+    });
+    EXPECT_EQ(of(*h, kSwitch).link_flaps, flaps);
+    EXPECT_EQ(of(*h, kSwitch).state, flaps > 5 ? HealthState::kFailing : HealthState::kOk);
+  }
+}
+
+// 101 link integrity errors within the flap window: a burst, degraded (no BER counts them).
+TEST(Health, AnErrorBurstMakesThePortAtLeastDegraded) {
+  HealthEngine engine;
+  const auto h = run(engine, 20, [](collector::PortKey port, int i, RawSample& s) {
+    if (port == kHca && i >= 10) put(s, "LocalLinkIntegrityErrors", 101);
+  });
+  EXPECT_EQ(of(*h, kHca).reasons, kReasonErrorBurst);
+  EXPECT_EQ(of(*h, kHca).state, HealthState::kDegraded);
+  ASSERT_EQ(h->links.size(), 1u);
+  EXPECT_EQ(h->links[0].state, HealthState::kDegraded);
+}
+
+// The flap window slides: a minute after the flaps, the port is ok again.
+TEST(Health, AReasonClearsOnceItsWindowNoLongerHoldsTheErrors) {
+  HealthEngine engine;
+  const auto h = run(engine, 100, [](collector::PortKey port, int i, RawSample& s) {
+    if (port == kSwitch && i >= 10) put(s, "LinkDownedCounter", 9);
+  });
+  EXPECT_EQ(of(*h, kSwitch).link_flaps, 0u);
+  EXPECT_EQ(of(*h, kSwitch).state, HealthState::kOk);
+}
+
+}  // namespace
+}  // namespace ibpulse::exporters::alerts
