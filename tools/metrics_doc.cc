@@ -64,6 +64,9 @@ std::string source(size_t index) {
 // Labels beyond `node_guid` and `port` (the exposition's headers do not say).
 std::string_view extra_labels(std::string_view family) {
   if (family == "infiniband_port_saturated") return "`counter`";
+  if (family == "infiniband_port_health") return "`state`";
+  if (family == "infiniband_port_health_reason_info") return "`reason`";
+  if (family == "infiniband_link_health") return "`remote_node_guid`, `remote_port`, `state`";
   if (family.find("_vl_") != std::string_view::npos && !family.ends_with("_ratio")) return "`vl`";
   if (family == "infiniband_port_info") {
     return "`node_description`, `node_type`, `system_image_guid`, `lid`, `subnet_prefix`, "
@@ -112,6 +115,10 @@ void print_port_families() {
   empty.topology = std::make_shared<ibpulse::collector::Topology>();
   std::string text;
   ibpulse::exporters::prometheus::FabricRenderer(all).render(empty, text);
+  const ibpulse::exporters::alerts::HealthSnapshot no_health;
+  std::string scratch;
+  ibpulse::exporters::prometheus::FabricRenderer(all).render_health(
+      no_health, scratch, [&text](std::string_view chunk) { text.append(chunk); });
   print_families(text, from_schema);
 }
 

@@ -24,8 +24,13 @@ std::string where(const AlertEvent& e) {
 
 AlertLoop::AlertLoop(std::vector<exporters::alerts::Rule> rules,
                      exporters::alerts::EngineOptions options,
-                     const converters::SnapshotStore& snapshots)
-    : engine_(std::move(rules), options), snapshots_(snapshots) {}
+                     exporters::alerts::HealthOptions health,
+                     const converters::SnapshotStore& snapshots,
+                     exporters::alerts::HealthStore& healths)
+    : engine_(std::move(rules), options),
+      health_(std::move(health)),
+      snapshots_(snapshots),
+      healths_(healths) {}
 
 void AlertLoop::report(const exporters::alerts::Decision& d) {
   const AlertEvent& e = d.event;
@@ -73,6 +78,7 @@ void AlertLoop::run(const std::atomic<bool>& stop) {
       if (reloaded_) engine_.replace_rules(std::move(*reloaded_));
       reloaded_.reset();
     }
+    healths_.publish(health_.evaluate(*snapshot));
     for (auto& d : engine_.evaluate(*snapshot, std::chrono::system_clock::now())) {
       report(d);
       if (d.notify && notifier_) notifier_(std::move(d.event));

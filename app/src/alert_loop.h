@@ -1,7 +1,8 @@
 #pragma once
-// The daemon's alerts thread: runs the threshold engine on every new snapshot, logs what it
-// raises and clears, hands the notifications storm control lets through to a notifier (the SNMP
-// agent's queue) and keeps a copy of the active alerts for /metrics and the SNMP scalars.
+// The daemon's alerts thread: runs the link health engine and the threshold engine on every
+// new snapshot, publishes the health for the exporters, logs what it raises and clears, hands
+// the notifications storm control lets through to a notifier (the SNMP agent's queue) and
+// keeps a copy of the active alerts for /metrics and the SNMP scalars.
 //
 // Thread safety: run() on one thread; status() from any.
 
@@ -14,6 +15,7 @@
 
 #include "ibpulse/converters/snapshot.h"
 #include "ibpulse/exporters/alerts/engine.h"
+#include "ibpulse/exporters/alerts/health.h"
 
 namespace ibpulse::cli {
 
@@ -26,7 +28,8 @@ class AlertLoop {
  public:
   using Notifier = std::function<void(exporters::alerts::AlertEvent)>;
   AlertLoop(std::vector<exporters::alerts::Rule> rules, exporters::alerts::EngineOptions options,
-            const converters::SnapshotStore& snapshots);
+            exporters::alerts::HealthOptions health, const converters::SnapshotStore& snapshots,
+            exporters::alerts::HealthStore& healths);
 
   // Where notifications go (set before run(); none: only the log and /metrics).
   void set_notifier(Notifier notifier) { notifier_ = std::move(notifier); }
@@ -42,7 +45,9 @@ class AlertLoop {
   static void report(const exporters::alerts::Decision& d);
 
   exporters::alerts::ThresholdEngine engine_;
+  exporters::alerts::HealthEngine health_;
   const converters::SnapshotStore& snapshots_;
+  exporters::alerts::HealthStore& healths_;
   Notifier notifier_;
   mutable std::mutex mutex_;  // guards status_ and reloaded_
   AlertStatus status_;

@@ -54,6 +54,21 @@ Setter duration(Field field, std::chrono::milliseconds min = std::chrono::millis
   };
 }
 
+// A real number in [min, max] (a BER: 1e-12).
+template <typename Field>
+Setter real(double min, double max, Field field) {
+  return [=](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
+    if (auto one = one_value(v); !one) return one;
+    char* end = nullptr;
+    const double f = std::strtod(v[0].c_str(), &end);
+    if (v[0].empty() || *end != '\0' || !(f >= min && f <= max)) {
+      return Err("expected a number from {} to {}, got '{}'", min, max, v[0]);
+    }
+    field(c) = f;
+    return Ok{};
+  };
+}
+
 template <typename Field>
 Setter text(Field field) {
   return [=](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
@@ -377,6 +392,43 @@ const std::vector<KeyDef>& key_defs() {
       {{"collect.lanes", "Export the per-lane extended speeds counters (12 series per port each)",
         "false"},
        boolean(IBPULSE_FIELD(collect.lanes))},
+      {{"collect.health",
+        "Export link health: BERs, flaps, health state and reasons, per port and per link", "true"},
+       boolean(IBPULSE_FIELD(collect.health))},
+      {{"health.ber-window", "Window of the BER gauges and rules", "10m"},
+       duration(IBPULSE_FIELD(health.ber_window), 1s)},
+      {{"health.ber-spec",
+        "BER above which a port fails: symbol errors (post-FEC on FEC links) and RS-FEC "
+        "uncorrectable blocks, judged on the 95% Poisson lower bound of their count",
+        "1e-12"},
+       real(1e-30, 1, IBPULSE_FIELD(health.ber_spec))},
+      {{"health.ber-method",
+        "poisson (the lower bound over health.ber-window), ufm (UFM-style windows: NDR 2.88 "
+        "errors in 12 min, 3 in 125 min, scaled by each port's rate) or both",
+        "poisson"},
+       [](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
+         if (auto one = one_value(v); !one) return one;
+         using exporters::alerts::BerMethod;
+         const std::map<std::string, BerMethod> methods = {{"poisson", BerMethod::kPoisson},
+                                                           {"ufm", BerMethod::kUfm},
+                                                           {"both", BerMethod::kBoth}};
+         const auto found = methods.find(v[0]);
+         if (found == methods.end()) return Err("expected poisson, ufm or both, got '{}'", v[0]);
+         c.health.ber_method = found->second;
+         return Ok{};
+       }},
+      {{"health.flap-window", "Window of the link flap and error burst counts", "1m"},
+       duration(IBPULSE_FIELD(health.flap_window), 1s)},
+      {{"health.flap-limit",
+        "LinkDowned + LinkErrorRecovery increases in the flap window above which a port is "
+        "flapping (failing)",
+        "5"},
+       number(0, 1000000, IBPULSE_FIELD(health.flap_limit))},
+      {{"health.burst-errors",
+        "Symbol, link integrity and buffer overrun errors in the flap window above which a port "
+        "is at least degraded",
+        "100"},
+       number(0, UINT32_MAX, IBPULSE_FIELD(health.burst_errors))},
       {{"collect.ext-speeds-layout",
         "PortExtendedSpeedsCounters' layout: auto (per port, as perfquery decides: the RS-FEC "
         "layout where the PMA has RS-FEC counters and PortInfoExtended says RS-FEC is active), "

@@ -47,6 +47,7 @@ struct DaemonConfig {
   std::vector<exporters::alerts::RuleText> alert_rules;
   bool default_alert_rules = true;
   exporters::alerts::EngineOptions alerts;
+  exporters::alerts::HealthOptions health;  // link health (docs/health.md)
   // 32768 x 408 B = 13 MB per local port: 170 ms of readings at 190k MADs/s, while the
   // converter builds a 70,000-port snapshot in 15 ms. 65536 was 4% of the daemon at 70k ports.
   size_t ring_size = 32768;

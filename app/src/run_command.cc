@@ -172,7 +172,8 @@ int run_daemon(const RunArgs& a) {
   };
   collector::SubnetSet poller(config->poller, std::move(subnets->ports), std::move(subnets->names),
                               ring_ptrs, events, clears.rings());
-  AlertLoop alerts(std::move(rules.rules), config->alerts, snapshots);
+  exporters::alerts::HealthStore healths;
+  AlertLoop alerts(std::move(rules.rules), config->alerts, config->health, snapshots, healths);
   // Set once the SNMP agent runs: scrapes may come before.
   std::atomic<exporters::snmp::SnmpAgent*> agent{nullptr};
   std::unique_ptr<exporters::remote_write::RemoteWriter> remote_write;
@@ -203,7 +204,7 @@ int run_daemon(const RunArgs& a) {
       });
   auto web =
       WebEndpoint::start(config->web_listen_address, config->web_config_file, config->collect,
-                         {&snapshots, [&poller] { return poller.stats(); },
+                         {&snapshots, &healths, [&poller] { return poller.stats(); },
                           [&converter] { return converter.stats(); }, alert_status});
   const auto abort_start = [&](const std::string& message) {
     stop_converter.store(true);

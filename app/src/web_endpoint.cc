@@ -38,6 +38,10 @@ void WebEndpoint::metrics(const MetricsServer::BodyWriter& write) {
   const auto snap = sources_.snapshots->load();
   thread_local std::string scratch;
   if (snap) renderer_.render(*snap, scratch, write);
+  if (sources_.healths != nullptr) {
+    if (const auto health = sources_.healths->load())
+      renderer_.render_health(*health, scratch, write);
+  }
   self_metrics(write, snap.get());
 }
 

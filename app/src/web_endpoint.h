@@ -25,6 +25,7 @@ class WebEndpoint {
  public:
   struct Sources {
     const converters::SnapshotStore* snapshots;
+    const exporters::alerts::HealthStore* healths;  // null: no link health in /metrics
     std::function<collector::PollerStats()> poller;
     std::function<converters::ConverterStats()> converter;
     // Fills the alert fields of the daemon's status (none: no alerts in /metrics).

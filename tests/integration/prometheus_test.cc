@@ -120,6 +120,9 @@ bool stable(const std::string& line) {
       "infiniband_port_mtu_bytes{",
       "infiniband_port_info{",
       "infiniband_port_saturated{",
+      "infiniband_port_health{",
+      "infiniband_port_health_reason_info{",
+      "infiniband_link_health{",
   };
   return std::ranges::any_of(kFamilies, [&](const char* f) { return line.starts_with(f); });
 }

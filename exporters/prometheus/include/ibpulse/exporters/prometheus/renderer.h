@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "ibpulse/converters/snapshot.h"
+#include "ibpulse/exporters/alerts/health.h"
 
 namespace ibpulse::exporters::prometheus {
 
@@ -32,6 +33,7 @@ struct MetricGroups {
   bool if_mib = true;         // the IF-MIB octet, packet, discard and error counters
   bool sampling = true;       // per-VL traffic from PortSamples (only the sampling.ports)
   bool link = true;           // PortInfo gauges, utilisation, read age, saturation, info
+  bool health = true;         // link health: BERs, flaps, health state and reasons
 
   // The group of a schema counter (by the attribute it is read from).
   bool has(const schema::Counter& counter) const;
@@ -49,6 +51,9 @@ class FabricRenderer {
   // reused `scratch`, so a 70,000-port scrape (~250 MB of text) never sits in memory whole.
   void render(const converters::FabricSnapshot& snapshot, std::string& scratch, const Sink& sink,
               size_t chunk_bytes = 1 << 20) const;
+  // The link health gauges (metric group `health`), streamed the same way.
+  void render_health(const alerts::HealthSnapshot& health, std::string& scratch, const Sink& sink,
+                     size_t chunk_bytes = 1 << 20) const;
 
  private:
   MetricGroups groups_;

@@ -1,0 +1,128 @@
+// The `health` group: link health gauges, their names pinned by issue 17 so that dashboards and
+// other tools can rely on them (docs/health.md).
+#include <cmath>
+#include <string>
+
+#include "ibpulse/exporters/prometheus/renderer.h"
+#include "render_text.h"
+
+namespace ibpulse::exporters::prometheus {
+namespace {
+
+using alerts::HealthSnapshot;
+using alerts::HealthState;
+using alerts::PortHealth;
+using render::fabric_metric;
+using render::gauge_line;
+using render::header;
+using render::Output;
+
+constexpr std::array<HealthState, 3> kStates = {HealthState::kOk, HealthState::kDegraded,
+                                                HealthState::kFailing};
+
+void port_labels(collector::PortKey key, std::string_view guid_label, std::string_view port_label,
+                 std::string& out) {
+  out.append(guid_label).append("=\"").append(collector::guid_string(key.node_guid));
+  out.append("\",").append(port_label).append("=\"").append(std::to_string(key.port));
+  out.push_back('"');
+}
+
+template <typename ValueFn>
+void port_gauge(const HealthSnapshot& h, Output& o, std::string_view suffix, std::string_view help,
+                ValueFn value) {
+  const std::string name = fabric_metric(suffix);
+  header(o.text, name, help, "gauge");
+  std::string labels;
+  for (const PortHealth& p : h.ports) {
+    const double v = value(p);
+    if (std::isnan(v)) continue;
+    labels.clear();
+    port_labels(p.key, "node_guid", "port", labels);
+    gauge_line(o.text, name, labels, v);
+    o.done();
+  }
+}
+
+void render_states(const HealthSnapshot& h, Output& o) {
+  const std::string state = fabric_metric("health");
+  header(o.text, state,
+         "Link health of the port: 1 for its state (ok, degraded, failing), 0 for the others",
+         "gauge");
+  std::string labels;
+  std::string extra;
+  for (const PortHealth& p : h.ports) {
+    labels.clear();
+    port_labels(p.key, "node_guid", "port", labels);
+    for (const HealthState s : kStates) {
+      extra.assign(",state=\"").append(alerts::health_state_name(s)).append("\"");
+      gauge_line(o.text, state, labels, s == p.state ? 1 : 0, extra);
+    }
+    o.done();
+  }
+  const std::string reason = fabric_metric("health_reason_info");
+  header(o.text, reason, "Why the port is not ok: one series per reason that holds now", "gauge");
+  for (const PortHealth& p : h.ports) {
+    if (p.reasons == 0) continue;
+    labels.clear();
+    port_labels(p.key, "node_guid", "port", labels);
+    for (size_t bit = 0; bit < alerts::kHealthReasonCount; ++bit) {
+      if ((p.reasons >> bit & 1) == 0) continue;
+      extra.assign(",reason=\"").append(alerts::health_reason_name(bit)).append("\"");
+      gauge_line(o.text, reason, labels, 1, extra);
+    }
+    o.done();
+  }
+}
+
+void render_links(const HealthSnapshot& h, Output& o) {
+  const std::string name = "infiniband_link_health";
+  header(o.text, name,
+         "Link health, both ends combined (named by the lower end): 1 for its state (ok, "
+         "degraded, failing), 0 for the others",
+         "gauge");
+  std::string labels;
+  std::string extra;
+  for (const alerts::LinkHealth& l : h.links) {
+    labels.clear();
+    port_labels(l.a, "node_guid", "port", labels);
+    labels.push_back(',');
+    port_labels(l.b, "remote_node_guid", "remote_port", labels);
+    for (const HealthState s : kStates) {
+      extra.assign(",state=\"").append(alerts::health_state_name(s)).append("\"");
+      gauge_line(o.text, name, labels, s == l.state ? 1 : 0, extra);
+    }
+    o.done();
+  }
+}
+
+}  // namespace
+
+void FabricRenderer::render_health(const HealthSnapshot& h, std::string& scratch, const Sink& sink,
+                                   size_t chunk_bytes) const {
+  if (!groups_.health) return;
+  scratch.clear();
+  Output o{scratch, &sink, chunk_bytes};
+  port_gauge(h, o, "symbol_ber",
+             "Symbol errors per bit received over health.ber-window (bits: active lanes x the "
+             "lane data rate x the time successful reads covered); absent without covered time",
+             [](const PortHealth& p) { return static_cast<double>(p.symbol_ber); });
+  port_gauge(h, o, "effective_ber",
+             "RS-FEC uncorrectable blocks per bit over health.ber-window (post-FEC)",
+             [](const PortHealth& p) { return static_cast<double>(p.effective_ber); });
+  port_gauge(h, o, "raw_ber",
+             "RS-FEC corrected symbols x 10 bits per bit over health.ber-window (pre-FEC, an "
+             "upper bound: a corrected symbol holds 1 to 10 bad bits)",
+             [](const PortHealth& p) { return static_cast<double>(p.raw_ber); });
+  port_gauge(
+      h, o, "fec_corrected_symbols_per_second",
+      "RS-FEC symbols corrected per second over health.flap-window",
+      [](const PortHealth& p) { return static_cast<double>(p.fec_corrected_symbols_per_second); });
+  port_gauge(h, o, "link_flaps", "LinkDowned + LinkErrorRecovery increases over health.flap-window",
+             [](const PortHealth& p) { return static_cast<double>(p.link_flaps); });
+  render_states(h, o);
+  render_links(h, o);
+  if (!scratch.empty()) sink(scratch);
+  scratch.clear();
+}
+
+}  // namespace ibpulse::exporters::prometheus

@@ -1,0 +1,59 @@
+// Link health end to end on the simulated fabric (4X SDR links, 8 Gb/s of data each way):
+// symbol errors planted with ibsim's console make the port's BER above spec, the port and its
+// link failing, and the gauges lint clean with promtool.
+#include <gtest/gtest.h>
+
+#include "daemon_client.h"
+#include "eventually.h"
+#include "promtool_lint.h"
+#include "sim_fabric.h"
+
+namespace ibpulse::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+SimFabric& fabric() {
+  return SimFabricEnvironment::fabric();
+}
+
+TEST(Health, PlantedSymbolErrorsMakeThePortAndItsLinkFail) {
+  const PortInfo& hca = fabric().port("Hca1", 1);
+  const std::string labels = "node_guid=\"" + guid_text(hca.node_guid) + "\",port=\"1\"";
+  Daemon d(fabric(), {"--web.listen-address", "127.0.0.1:0", "--poll.counters-interval", "300ms",
+                      "--counters.publish-interval", "200ms", "--state.save-interval", "off",
+                      "--health.ber-window", "20s"});
+  ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+  ASSERT_TRUE(d.wait_for_sweeps(3)) << d.log();
+  std::string scrape = http_get(d.web_port(), "/metrics");
+  EXPECT_EQ(metric_value(scrape, "infiniband_port_health", labels + ",state=\"ok\""), 1) << scrape;
+  EXPECT_EQ(metric_value(scrape, "infiniband_port_symbol_ber", labels), 0);
+
+  fabric().set("PerformanceSet \"Hca1\"[1] PortCounters.SymbolErrorCounter=1000");
+  ASSERT_TRUE(eventually(
+      [&] {
+        scrape = http_get(d.web_port(), "/metrics");
+        return metric_value(scrape, "infiniband_port_health", labels + ",state=\"failing\"") == 1;
+      },
+      30s))
+      << scrape;
+  fabric().set("PerformanceSet \"Hca1\"[1] PortCounters.SymbolErrorCounter=0");
+  EXPECT_EQ(metric_value(scrape, "infiniband_port_health", labels + ",state=\"ok\""), 0);
+  EXPECT_EQ(metric_value(scrape, "infiniband_port_health_reason_info",
+                         labels + ",reason=\"ber_above_spec\""),
+            1);
+  // 1,000 errors in at most 20 s of an 8 Gb/s link: at least 6e-9.
+  EXPECT_GE(metric_value(scrape, "infiniband_port_symbol_ber", labels), 1000 / (20 * 8e9));
+  // One link entry for the cable, named by its lower end (the HCA's GUID is the lower).
+  const std::string link = labels + ",remote_node_guid=\"" +
+                           guid_text(fabric().port(hca.remote_node, hca.remote_port).node_guid) +
+                           "\",remote_port=\"" + std::to_string(hca.remote_port) + "\"";
+  EXPECT_EQ(metric_value(scrape, "infiniband_link_health", link + ",state=\"failing\""), 1)
+      << scrape;
+  EXPECT_EQ(count(scrape, "infiniband_link_health{") % 3, 0u);
+  const LintResult lint = promtool_lint(scrape);
+  EXPECT_EQ(lint.status, 0) << lint.output;
+}
+
+}  // namespace
+}  // namespace ibpulse::testing
