@@ -78,8 +78,9 @@ void AlertLoop::run(const std::atomic<bool>& stop) {
       if (reloaded_) engine_.replace_rules(std::move(*reloaded_));
       reloaded_.reset();
     }
-    healths_.publish(health_.evaluate(*snapshot));
-    for (auto& d : engine_.evaluate(*snapshot, std::chrono::system_clock::now())) {
+    const auto health = health_.evaluate(*snapshot);
+    healths_.publish(health);
+    for (auto& d : engine_.evaluate(*snapshot, std::chrono::system_clock::now(), health.get())) {
       report(d);
       if (d.notify && notifier_) notifier_(std::move(d.event));
     }

@@ -51,6 +51,12 @@ TEST(Health, PlantedSymbolErrorsMakeThePortAndItsLinkFail) {
   EXPECT_EQ(metric_value(scrape, "infiniband_link_health", link + ",state=\"failing\""), 1)
       << scrape;
   EXPECT_EQ(count(scrape, "infiniband_link_health{") % 3, 0u);
+  // The default rules on link health raise on it.
+  EXPECT_TRUE(d.wait_for("event=alert_raised rule=ber_above_spec severity=major node_guid=" +
+                             guid_text(hca.node_guid) + " port=1",
+                         10s))
+      << d.log();
+  EXPECT_TRUE(d.wait_for("event=alert_raised rule=health_failing severity=critical", 10s));
   const LintResult lint = promtool_lint(scrape);
   EXPECT_EQ(lint.status, 0) << lint.output;
 }

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "ibpulse/converters/converter.h"
+#include "ibpulse/exporters/alerts/engine.h"
 #include "sample_builders.h"
 #include "test_fabric.h"
 
@@ -133,6 +134,49 @@ TEST(Health, AReasonClearsOnceItsWindowNoLongerHoldsTheErrors) {
   });
   EXPECT_EQ(of(*h, kSwitch).link_flaps, 0u);
   EXPECT_EQ(of(*h, kSwitch).state, HealthState::kOk);
+}
+
+// The default rules on link health raise on the health of the same snapshot and clear once
+// the reason is gone for their clear time; a health of another snapshot judges nothing.
+TEST(Health, DefaultRulesRaiseAndClearOnTheHealthReasons) {
+  std::vector<Rule> rules;
+  for (Rule& r : default_rules()) {
+    if (r.kind == RuleKind::kHealth) rules.push_back(std::move(r));
+  }
+  ASSERT_EQ(rules.size(), 3u);
+  ThresholdEngine engine(rules, {});
+  converters::Converter c({});
+  c.set_topology(converters::testing::two_node_fabric("leaf01"), t0);
+  c.apply(counters(kHca, t0));
+  c.apply(counters(kSwitch, t0));
+  const auto wall = std::chrono::system_clock::now();
+  std::vector<std::string> raised, cleared;
+  const auto step = [&](Clock::time_point at, uint16_t hca_reasons, bool matching = true) {
+    auto s = c.snapshot(at);
+    HealthSnapshot h;
+    h.sequence = matching ? s->sequence : s->sequence + 1;
+    for (const auto& p : s->ports) {
+      PortHealth ph;
+      ph.key = p.key;
+      ph.reasons = p.key == kHca ? hca_reasons : 0;
+      ph.symbol_ber = 3e-9f;
+      ph.state = health_state_of(ph.reasons);
+      h.ports.push_back(ph);
+    }
+    for (const Decision& d : engine.evaluate(*s, wall, &h)) {
+      (d.event.kind == EventKind::kRaised ? raised : cleared).push_back(d.event.rule);
+    }
+  };
+  step(t0 + 1s, kReasonBerAboveSpec, false);
+  EXPECT_TRUE(raised.empty()) << "the health of another snapshot";
+  step(t0 + 2s, kReasonBerAboveSpec);
+  EXPECT_EQ(raised, (std::vector<std::string>{"ber_above_spec", "health_failing"}));
+  step(t0 + 3s, kReasonFlapping);
+  EXPECT_EQ(raised.back(), "link_flapping");
+  step(t0 + 70s, 0);  // clear_after: one minute false
+  step(t0 + 140s, 0);
+  EXPECT_EQ(cleared.size(), 3u);
+  ASSERT_EQ(engine.active().size(), 0u);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "counter_source.h"
 #include "ibpulse/base/check.h"
+#include "ibpulse/exporters/alerts/health.h"
 #include "ibpulse/exporters/alerts/rule.h"
 
 namespace ibpulse::exporters::alerts {
@@ -48,6 +49,13 @@ const Default kDefaults[] = {
     {"port_down", "", RuleKind::kPortDown, Condition::kState, 0, 0s, 1min, Severity::kMajor},
     {"link_degraded", "", RuleKind::kLinkDegraded, Condition::kState, 0, 0s, 1min,
      Severity::kMajor},
+    // Link health (health.h): each condition is judged over its own window already.
+    {"ber_above_spec", "ber-above-spec", RuleKind::kHealth, Condition::kState, 0, 0s, 1min,
+     Severity::kMajor},
+    {"link_flapping", "link-flapping", RuleKind::kHealth, Condition::kState, 0, 0s, 1min,
+     Severity::kMajor},
+    {"health_failing", "health-failing", RuleKind::kHealth, Condition::kState, 0, 0s, 1min,
+     Severity::kCritical},
 };
 
 }  // namespace
@@ -71,6 +79,10 @@ std::vector<Rule> default_rules() {
                     d.counter);
       r.counter = resolved->name;
       r.source = resolved->source;
+    } else if (d.kind == RuleKind::kHealth) {
+      r.counter = d.counter;
+      r.health_reasons = health_rule_reasons(d.counter);
+      IBPULSE_CHECK(r.health_reasons != 0, "default rule {} watches {}", d.name, d.counter);
     } else {
       r.counter = d.kind == RuleKind::kPortDown ? "port-down" : "link-degraded";
     }

@@ -1,6 +1,7 @@
 #include "ibpulse/exporters/alerts/engine.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "engine_state.h"
@@ -132,6 +133,17 @@ std::optional<double> ThresholdEngine::Impl::measure(const Rule& rule, RuleState
     if (rule.measure == Condition::kDelta) return static_cast<double>(inc->delta);
     if (inc->seconds <= 0) return std::nullopt;
     return static_cast<double>(inc->delta) / inc->seconds;
+  }
+  if (rule.kind == RuleKind::kHealth) {
+    if (step.health == nullptr) return std::nullopt;
+    const PortHealth& h = step.health->ports[i];
+    if ((h.reasons & rule.health_reasons) == 0) return 0.0;
+    // The value notifications carry: the flaps, or the BER that is above spec.
+    const double v = rule.health_reasons == kReasonFlapping ? static_cast<double>(h.link_flaps)
+                     : !std::isnan(h.symbol_ber) && h.symbol_ber > 0
+                         ? static_cast<double>(h.symbol_ber)
+                         : static_cast<double>(h.effective_ber);
+    return std::isnan(v) || v <= 0 ? 1.0 : v;
   }
   const collector::Port* link = links[i];
   if (!s.topology || link == nullptr || link->link.state == 0) return std::nullopt;  // not read
@@ -326,10 +338,14 @@ void ThresholdEngine::replace_rules(std::vector<Rule> rules) {
 ThresholdEngine::~ThresholdEngine() = default;
 
 std::vector<Decision> ThresholdEngine::evaluate(const FabricSnapshot& s,
-                                                std::chrono::system_clock::time_point wall) {
+                                                std::chrono::system_clock::time_point wall,
+                                                const HealthSnapshot* health) {
   Impl& m = *impl_;
   std::vector<Decision> out;
-  Step step{s, s.published, wall, out};
+  // Port i of a health snapshot is port i of the snapshot it was computed from.
+  const bool same =
+      health != nullptr && health->sequence == s.sequence && health->ports.size() == s.ports.size();
+  Step step{s, same ? health : nullptr, s.published, wall, out};
   if (pending_rules_) {
     m.adopt(rules_, *pending_rules_, step);
     rules_ = std::move(*pending_rules_);

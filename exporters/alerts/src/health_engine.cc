@@ -64,6 +64,15 @@ std::string_view health_reason_name(size_t bit) {
   return bit < kReasonNames.size() ? kReasonNames[bit] : "";
 }
 
+uint16_t health_rule_reasons(std::string_view state) {
+  if (state == "ber-above-spec") {
+    return kReasonBerAboveSpec | kReasonEffectiveBerAboveSpec | kReasonUfmWindow;
+  }
+  if (state == "link-flapping") return kReasonFlapping;
+  if (state == "health-failing") return kFailingReasons;
+  return 0;
+}
+
 HealthState health_state_of(uint16_t reasons) {
   if ((reasons & kFailingReasons) != 0) return HealthState::kFailing;
   return reasons != 0 ? HealthState::kDegraded : HealthState::kOk;

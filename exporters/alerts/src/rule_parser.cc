@@ -11,6 +11,7 @@
 
 #include "counter_source.h"
 #include "ibpulse/base/duration.h"
+#include "ibpulse/exporters/alerts/health.h"
 #include "ibpulse/exporters/alerts/rule.h"
 #include "name_pattern.h"
 
@@ -175,8 +176,14 @@ Status parse_source(const json& j, Rule& r) {
       r.kind = RuleKind::kPortDown;
     } else if (state == "link-degraded") {
       r.kind = RuleKind::kLinkDegraded;
+    } else if (const uint16_t reasons = health_rule_reasons(state); reasons != 0) {
+      r.kind = RuleKind::kHealth;
+      r.health_reasons = reasons;
     } else {
-      return Err("state: '{}' is not port-down or link-degraded", state);
+      return Err(
+          "state: '{}' is not port-down, link-degraded, ber-above-spec, link-flapping or "
+          "health-failing",
+          state);
     }
     r.counter = state;
     r.measure = Condition::kState;

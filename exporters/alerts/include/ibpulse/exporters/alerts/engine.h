@@ -16,6 +16,7 @@
 
 #include "ibpulse/converters/snapshot.h"
 #include "ibpulse/exporters/alerts/event.h"
+#include "ibpulse/exporters/alerts/health.h"
 #include "ibpulse/exporters/alerts/rule.h"
 
 namespace ibpulse::exporters::alerts {
@@ -45,9 +46,11 @@ class ThresholdEngine {
   ThresholdEngine(std::vector<Rule> rules, EngineOptions options);
   ~ThresholdEngine();
 
-  // One new snapshot (call once per published snapshot); `wall` stamps the events.
+  // One new snapshot (call once per published snapshot); `wall` stamps the events. `health`:
+  // the link health of this same snapshot, for the kHealth rules (none: they judge nothing).
   std::vector<Decision> evaluate(const converters::FabricSnapshot& snapshot,
-                                 std::chrono::system_clock::time_point wall);
+                                 std::chrono::system_clock::time_point wall,
+                                 const HealthSnapshot* health = nullptr);
 
   // A new rule set (SIGHUP), applied at the next evaluate(): instances of rules kept by name
   // stay raised and are judged by the new definition from then on, increases of the same

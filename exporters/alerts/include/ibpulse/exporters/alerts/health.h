@@ -44,6 +44,10 @@ inline constexpr size_t kHealthReasonCount = 6;
 // The name of reason bit `bit` (0-5): "ber_above_spec", ...
 std::string_view health_reason_name(size_t bit);
 HealthState health_state_of(uint16_t reasons);
+// The states an alert rule can watch (`state:` in a rule, docs/alerts.md) and the reasons each
+// stands for: "ber-above-spec" (symbol or effective BER, or a UFM window), "link-flapping",
+// "health-failing" (any failing reason); 0 for another name.
+uint16_t health_rule_reasons(std::string_view state);
 
 enum class BerMethod : uint8_t { kPoisson, kUfm, kBoth };
 

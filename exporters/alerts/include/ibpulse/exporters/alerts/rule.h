@@ -43,7 +43,7 @@ struct Scope {
   bool matches(const collector::Node& node, uint8_t port) const;
 };
 
-enum class RuleKind { kCounter, kPortDown, kLinkDegraded };
+enum class RuleKind { kCounter, kPortDown, kLinkDegraded, kHealth };
 enum class Comparison { kAbove, kAtLeast, kBelow, kAtMost };
 
 struct Rule {
@@ -60,6 +60,8 @@ struct Rule {
   milliseconds renotify{0};         // 0: a raised instance is notified once
   Severity severity = Severity::kWarning;
   Scope scope;
+  // kHealth: the link health reasons (health.h's HealthReason bits) any of which raises it.
+  uint16_t health_reasons = 0;
   std::string origin;  // "config.yaml:12", "--alerts.rules", "default rule set"
 
   bool holds(double value) const;
