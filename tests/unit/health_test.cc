@@ -150,7 +150,8 @@ TEST(Health, DefaultRulesRaiseAndClearOnTheHealthReasons) {
   c.apply(counters(kHca, t0));
   c.apply(counters(kSwitch, t0));
   const auto wall = std::chrono::system_clock::now();
-  std::vector<std::string> raised, cleared;
+  std::vector<std::string> raised;
+  std::vector<std::string> cleared;
   const auto step = [&](Clock::time_point at, uint16_t hca_reasons, bool matching = true) {
     auto s = c.snapshot(at);
     HealthSnapshot h;

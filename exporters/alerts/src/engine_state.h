@@ -47,7 +47,7 @@ struct RuleState {
 // What one evaluation produces, and the clocks it runs on.
 struct Step {
   const converters::FabricSnapshot& snapshot;
-  const HealthSnapshot* health;  // of the same snapshot, or null
+  const HealthSnapshot* health = nullptr;  // of the same snapshot, or null
   Clock::time_point now;
   std::chrono::system_clock::time_point wall;
   std::vector<Decision>& out;
