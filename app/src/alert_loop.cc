@@ -4,8 +4,10 @@
 
 #include <thread>
 
+#include "ibpulse/base/atomic_file.h"
 #include "ibpulse/base/log_text.h"
 #include "ibpulse/base/thread_name.h"
+#include "ibpulse/converters/state_file.h"
 
 namespace ibpulse::cli {
 namespace {
@@ -26,11 +28,53 @@ AlertLoop::AlertLoop(std::vector<exporters::alerts::Rule> rules,
                      exporters::alerts::EngineOptions options,
                      exporters::alerts::HealthOptions health,
                      const converters::SnapshotStore& snapshots,
-                     exporters::alerts::HealthStore& healths)
+                     exporters::alerts::HealthStore& healths, std::filesystem::path health_file,
+                     std::chrono::milliseconds save_interval)
     : engine_(std::move(rules), options),
       health_(std::move(health)),
       snapshots_(snapshots),
-      healths_(healths) {}
+      healths_(healths),
+      health_file_(std::move(health_file)),
+      save_interval_(save_interval) {}
+
+void AlertLoop::load_health() {
+  if (health_file_.empty()) return;
+  auto file = converters::read_whole_file(health_file_);
+  if (!file) {
+    spdlog::warn("event=health_load_failed path=\"{}\" error=\"{}\"",
+                 log_text(health_file_.string()), log_text(file.error()));
+    return;
+  }
+  if (!file->found) return;
+  const auto saved = exporters::alerts::decode_health(file->bytes);
+  if (!saved) {
+    spdlog::warn(
+        "event=health_rejected path=\"{}\" reason=\"{}\" note=\"link health starts from the "
+        "counters; the file is replaced at the next save\"",
+        log_text(health_file_.string()), log_text(saved.error()));
+    return;
+  }
+  const auto wall = std::chrono::system_clock::now();
+  health_.restore(*saved, wall, converters::Clock::now());
+  spdlog::info("event=health_loaded path=\"{}\" ports={} age_seconds={}",
+               log_text(health_file_.string()), saved->ports.size(),
+               std::chrono::duration_cast<std::chrono::seconds>(wall.time_since_epoch()).count() -
+                   saved->saved_unix_seconds);
+}
+
+void AlertLoop::save_health() {
+  const auto health = healths_.load();
+  if (health_file_.empty() || !health) return;
+  const auto unix_now = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+  if (auto s =
+          write_file_atomically(health_file_, exporters::alerts::encode_health(*health, unix_now));
+      !s) {
+    spdlog::warn("event=health_save_failed path=\"{}\" error=\"{}\"",
+                 log_text(health_file_.string()), log_text(s.error()));
+  }
+}
 
 void AlertLoop::report(const exporters::alerts::Decision& d) {
   const AlertEvent& e = d.event;
@@ -65,8 +109,14 @@ void AlertLoop::report(const exporters::alerts::Decision& d) {
 
 void AlertLoop::run(const std::atomic<bool>& stop) {
   name_this_thread("ibp-alerts");
+  load_health();
   std::shared_ptr<const converters::FabricSnapshot> last;
+  auto last_save = converters::Clock::now();
   while (!stop.load()) {
+    if (!health_file_.empty() && converters::Clock::now() - last_save >= save_interval_) {
+      save_health();
+      last_save = converters::Clock::now();
+    }
     auto snapshot = snapshots_.load();
     if (!snapshot || snapshot == last) {
       std::this_thread::sleep_for(50ms);
@@ -88,6 +138,7 @@ void AlertLoop::run(const std::atomic<bool>& stop) {
     status_.active = engine_.active();
     status_.engine = engine_.stats();
   }
+  save_health();
 }
 
 void AlertLoop::reload(std::vector<exporters::alerts::Rule> rules) {

@@ -7,6 +7,8 @@
 // Thread safety: run() on one thread; status() from any.
 
 #include <atomic>
+#include <chrono>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -27,9 +29,12 @@ struct AlertStatus {
 class AlertLoop {
  public:
   using Notifier = std::function<void(exporters::alerts::AlertEvent)>;
+  // `health_file`: where the link health is kept across restarts (empty: nowhere), saved
+  // every `save_interval` and at stop.
   AlertLoop(std::vector<exporters::alerts::Rule> rules, exporters::alerts::EngineOptions options,
             exporters::alerts::HealthOptions health, const converters::SnapshotStore& snapshots,
-            exporters::alerts::HealthStore& healths);
+            exporters::alerts::HealthStore& healths, std::filesystem::path health_file = {},
+            std::chrono::milliseconds save_interval = std::chrono::minutes(1));
 
   // Where notifications go (set before run(); none: only the log and /metrics).
   void set_notifier(Notifier notifier) { notifier_ = std::move(notifier); }
@@ -43,11 +48,15 @@ class AlertLoop {
 
  private:
   static void report(const exporters::alerts::Decision& d);
+  void load_health();
+  void save_health();
 
   exporters::alerts::ThresholdEngine engine_;
   exporters::alerts::HealthEngine health_;
   const converters::SnapshotStore& snapshots_;
   exporters::alerts::HealthStore& healths_;
+  std::filesystem::path health_file_;
+  std::chrono::milliseconds save_interval_;
   Notifier notifier_;
   mutable std::mutex mutex_;  // guards status_ and reloaded_
   AlertStatus status_;

@@ -173,7 +173,15 @@ int run_daemon(const RunArgs& a) {
   collector::SubnetSet poller(config->poller, std::move(subnets->ports), std::move(subnets->names),
                               ring_ptrs, events, clears.rings());
   exporters::alerts::HealthStore healths;
-  AlertLoop alerts(std::move(rules.rules), config->alerts, config->health, snapshots, healths);
+  // Link health is kept across restarts beside the counters' state (docs/health.md).
+  const std::filesystem::path health_file =
+      config->state_save_interval.count() == 0
+          ? std::filesystem::path()
+          : (config->state_dir.empty() ? default_state_dir()
+                                       : std::filesystem::path(config->state_dir)) /
+                "health.json";
+  AlertLoop alerts(std::move(rules.rules), config->alerts, config->health, snapshots, healths,
+                   health_file, config->state_save_interval);
   // Set once the SNMP agent runs: scrapes may come before.
   std::atomic<exporters::snmp::SnmpAgent*> agent{nullptr};
   std::unique_ptr<exporters::remote_write::RemoteWriter> remote_write;

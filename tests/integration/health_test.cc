@@ -2,6 +2,9 @@
 // symbol errors planted with ibsim's console make the port's BER above spec, the port and its
 // link failing, and the gauges lint clean with promtool.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include "daemon_client.h"
 #include "eventually.h"
@@ -59,6 +62,54 @@ TEST(Health, PlantedSymbolErrorsMakeThePortAndItsLinkFail) {
   EXPECT_TRUE(d.wait_for("event=alert_raised rule=health_failing severity=critical", 10s));
   const LintResult lint = promtool_lint(scrape);
   EXPECT_EQ(lint.status, 0) << lint.output;
+}
+
+// A flapping link stays flapping across a restart (health.json beside the counters' state):
+// its flaps happened before the new process's windows began.
+TEST(Health, AFlappingLinkIsStillFlappingAfterARestart) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("ibpulse-health-restart-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const PortInfo& sw = fabric().port("Switch2", 2);
+  const std::string labels = "node_guid=\"" + guid_text(sw.node_guid) + "\",port=\"2\"";
+  const std::vector<std::string> args = {"--web.listen-address",
+                                         "127.0.0.1:0",
+                                         "--poll.counters-interval",
+                                         "300ms",
+                                         "--counters.publish-interval",
+                                         "200ms",
+                                         "--state.dir",
+                                         dir.string(),
+                                         "--state.save-interval",
+                                         "1s"};
+  std::string scrape;
+  {
+    Daemon d(fabric(), args);
+    ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+    ASSERT_TRUE(d.wait_for_sweeps(2)) << d.log();
+    fabric().set("PerformanceSet \"Switch2\"[2] PortCounters.LinkDownedCounter=7");
+    ASSERT_TRUE(eventually(
+        [&] {
+          scrape = http_get(d.web_port(), "/metrics");
+          return metric_value(scrape, "infiniband_port_link_flaps", labels) == 7;
+        },
+        30s))
+        << scrape;
+    EXPECT_EQ(
+        metric_value(scrape, "infiniband_port_health_reason_info", labels + ",reason=\"flapping\""),
+        1);
+    d.stop();
+  }
+  Daemon again(fabric(), args);
+  ASSERT_TRUE(again.wait_for(
+      "event=health_loaded path=\"" + (dir / "health.json").string() + "\" ports=", 10s))
+      << again.log();
+  ASSERT_TRUE(again.wait_for_sweeps(2)) << again.log();
+  scrape = http_get(again.web_port(), "/metrics");
+  fabric().set("PerformanceSet \"Switch2\"[2] PortCounters.LinkDownedCounter=0");
+  EXPECT_EQ(metric_value(scrape, "infiniband_port_link_flaps", labels), 7) << scrape;
+  EXPECT_EQ(metric_value(scrape, "infiniband_port_health", labels + ",state=\"failing\""), 1);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

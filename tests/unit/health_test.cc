@@ -180,5 +180,52 @@ TEST(Health, DefaultRulesRaiseAndClearOnTheHealthReasons) {
   ASSERT_EQ(engine.active().size(), 0u);
 }
 
+// A restart keeps what the windows held: the saved reasons until their own window has passed
+// since the save, the saved flaps until the flap window has.
+TEST(Health, SavedHealthHoldsAfterARestartUntilItsWindowsPass) {
+  HealthSnapshot before;
+  PortHealth p;
+  p.key = kHca;
+  p.reasons = kReasonBerAboveSpec | kReasonFlapping;
+  p.link_flaps = 6;
+  before.ports.push_back(p);
+  PortHealth quiet;
+  quiet.key = kSwitch;
+  before.ports.push_back(quiet);
+  const auto wall = std::chrono::system_clock::time_point(std::chrono::seconds(1'800'000'000));
+  const auto saved = decode_health(encode_health(before, 1'800'000'000 - 10));  // 10 s ago
+  ASSERT_TRUE(saved) << saved.error();
+  ASSERT_EQ(saved->ports.size(), 1u) << "a quiet port is not saved";
+
+  HealthEngine engine;
+  engine.restore(*saved, wall, t0);
+  converters::Converter c({});
+  c.set_topology(converters::testing::two_node_fabric("leaf01"), t0);
+  const auto at = [&](std::chrono::seconds after) {
+    c.apply(counters(kHca, t0 + after));
+    return engine.evaluate(*c.snapshot(t0 + after));
+  };
+  auto h = at(5s);
+  EXPECT_EQ(of(*h, kHca).link_flaps, 6u);
+  EXPECT_EQ(of(*h, kHca).reasons, kReasonBerAboveSpec | kReasonFlapping);
+  EXPECT_EQ(of(*h, kHca).state, HealthState::kFailing);
+  EXPECT_EQ(h->links.at(0).state, HealthState::kFailing);
+  h = at(55s);  // the flap window (1 min) has passed since the save, 10 s before t0
+  EXPECT_EQ(of(*h, kHca).link_flaps, 0u);
+  EXPECT_EQ(of(*h, kHca).reasons, kReasonBerAboveSpec);
+  h = at(595s);  // and the BER window (10 min)
+  EXPECT_EQ(of(*h, kHca).state, HealthState::kOk);
+}
+
+TEST(Health, ADamagedHealthFileIsRefusedWithItsReason) {
+  EXPECT_NE(decode_health("{").error().find("not JSON"), std::string::npos);
+  EXPECT_NE(decode_health(R"({"version": 2})").error().find("version 2"), std::string::npos);
+  EXPECT_NE(decode_health(R"({"version": 1, "saved_unix_seconds": 5, "ports": [{"node_guid":
+      "0x10", "port": 1, "reasons": 4096, "link_flaps": 0}]})")
+                .error()
+                .find("damaged"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace ibpulse::exporters::alerts

@@ -2,6 +2,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <unordered_map>
 
 #include "ber.h"
 #include "history.h"
@@ -12,6 +13,7 @@
 namespace ibpulse::exporters::alerts {
 namespace {
 
+using converters::Clock;
 using converters::FabricSnapshot;
 using converters::PortSnapshot;
 using schema::CounterId;
@@ -112,6 +114,17 @@ struct HealthEngine::Impl {
   static std::vector<LinkHealth> links(const FabricSnapshot& s,
                                        const std::vector<PortHealth>& ports);
 
+  // A restart's saved health (restore()): what it adds to a port's fresh evaluation, and until
+  // when.
+  struct Carried {
+    std::array<Clock::time_point, kHealthReasonCount> reason_until{};
+    uint32_t link_flaps = 0;
+    Clock::time_point flaps_until{};
+  };
+  std::unordered_map<collector::PortKey, Carried, collector::PortKeyHash> carried;
+  Clock::time_point carried_until{};  // the last deadline: then `carried` is dropped
+  void add_carried(PortHealth& h, Clock::time_point now) const;
+
   HealthOptions options;
   CounterHistory symbol, covered_symbol, uncorrectable, corrected, covered_fec;
   CounterHistory corrected_recent, flaps, burst;
@@ -208,6 +221,52 @@ PortHealth HealthEngine::Impl::port(const FabricSnapshot& s, size_t i,
   return h;
 }
 
+void HealthEngine::Impl::add_carried(PortHealth& h, Clock::time_point now) const {
+  const auto found = carried.find(h.key);
+  if (found == carried.end()) return;
+  const Carried& c = found->second;
+  if (now < c.flaps_until) {
+    h.link_flaps += c.link_flaps;
+    if (h.link_flaps > options.flap_limit) h.reasons |= kReasonFlapping;
+  }
+  for (size_t bit = 0; bit < kHealthReasonCount; ++bit) {
+    if (now < c.reason_until[bit]) h.reasons |= static_cast<uint16_t>(1u << bit);
+  }
+  h.state = health_state_of(h.reasons);
+}
+
+void HealthEngine::restore(const SavedHealth& saved, std::chrono::system_clock::time_point wall_now,
+                           Clock::time_point now) {
+  Impl& m = *impl_;
+  const auto age = wall_now - std::chrono::system_clock::time_point(
+                                  std::chrono::seconds(saved.saved_unix_seconds));
+  // Until `window` has passed since the save, in this process's steady clock.
+  const auto until = [&](std::chrono::milliseconds window) {
+    return now + std::chrono::duration_cast<Clock::duration>(window - age);
+  };
+  std::chrono::milliseconds ufm{0};
+  for (const UfmWindowSetting& w : m.options.ufm_windows)
+    ufm = std::max(ufm, w.window);
+  for (const SavedPortHealth& p : saved.ports) {
+    Impl::Carried c;
+    c.link_flaps = p.link_flaps;
+    c.flaps_until = until(m.options.flap_window);
+    const std::array<std::chrono::milliseconds, kHealthReasonCount> windows = {
+        m.options.ber_window,         m.options.ber_window, ufm, m.options.flap_window,
+        std::chrono::milliseconds(0),  // trained below capability: PortInfo says it again
+        m.options.flap_window};
+    for (size_t bit = 0; bit < kHealthReasonCount; ++bit) {
+      if ((p.reasons >> bit & 1) != 0) c.reason_until[bit] = until(windows[bit]);
+    }
+    // The flaps that made a port flapping are carried as flaps: they lift it again by count.
+    if ((p.reasons & kReasonFlapping) != 0) c.reason_until[3] = Clock::time_point{};
+    for (const Clock::time_point t : c.reason_until)
+      m.carried_until = std::max(m.carried_until, t);
+    m.carried_until = std::max(m.carried_until, c.flaps_until);
+    m.carried[p.key] = c;
+  }
+}
+
 std::vector<LinkHealth> HealthEngine::Impl::links(const FabricSnapshot& s,
                                                   const std::vector<PortHealth>& ports) {
   std::vector<LinkHealth> out;
@@ -245,6 +304,7 @@ HealthEngine::~HealthEngine() = default;
 
 std::shared_ptr<const HealthSnapshot> HealthEngine::evaluate(const FabricSnapshot& s) {
   Impl& m = *impl_;
+  if (!m.carried.empty() && s.published >= m.carried_until) m.carried.clear();
   m.index_ports(s);
   auto out = std::make_shared<HealthSnapshot>();
   out->sequence = s.sequence;
@@ -265,6 +325,7 @@ std::shared_ptr<const HealthSnapshot> HealthEngine::evaluate(const FabricSnapsho
       const collector::Port* tp =
           tports && t < tports->size() && (*tports)[t].key == key ? &(*tports)[t] : nullptr;
       out->ports.push_back(m.port(s, i, tp));
+      if (!m.carried.empty()) m.add_carried(out->ports.back(), s.published);
     }
   }
   for (CounterHistory* h : m.all)

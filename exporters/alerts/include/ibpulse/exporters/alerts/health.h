@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "ibpulse/base/result.h"
 #include "ibpulse/converters/snapshot.h"
 
 namespace ibpulse::exporters::alerts {
@@ -90,6 +91,20 @@ struct HealthSnapshot {
   std::vector<LinkHealth> links;  // sorted by (a, b)
 };
 
+// What survives a restart (`<state.dir>/health.json`): per port that was not ok or had
+// flapped, its reasons and the flaps in its flap window, at the save's wall-clock time.
+struct SavedPortHealth {
+  collector::PortKey key;
+  uint16_t reasons = 0;
+  uint32_t link_flaps = 0;
+};
+struct SavedHealth {
+  int64_t saved_unix_seconds = 0;
+  std::vector<SavedPortHealth> ports;
+};
+std::string encode_health(const HealthSnapshot& health, int64_t unix_seconds);
+Result<SavedHealth> decode_health(const std::string& text);
+
 class HealthEngine {
  public:
   explicit HealthEngine(HealthOptions options = {});
@@ -98,6 +113,13 @@ class HealthEngine {
   HealthEngine& operator=(const HealthEngine&) = delete;
 
   std::shared_ptr<const HealthSnapshot> evaluate(const converters::FabricSnapshot& snapshot);
+
+  // Before the first evaluate(): the health a restart left. Each saved reason holds, on top of
+  // what the fresh windows say, until its own window (BER window, flap window, UFM window) has
+  // passed since the save; the saved flaps count until the flap window has. Windows begin
+  // empty after a restart: without this, a flapping port would read healthy for a window.
+  void restore(const SavedHealth& saved, std::chrono::system_clock::time_point wall_now,
+               converters::Clock::time_point now);
 
  private:
   struct Impl;
