@@ -91,6 +91,30 @@ TEST(Health, ManySymbolErrorsAreABerAboveSpecOnOneLinkEntry) {
   EXPECT_EQ(h->links[0].state, HealthState::kFailing);
 }
 
+// A daemon's first snapshot comes before its first sweep: the ports' first values arrive after
+// the BER window's first kept slot. Errors in the first minutes still count for the whole
+// window, not for the one snapshot after them.
+TEST(Health, ErrorsInAPortsFirstMinutesCountForTheWholeWindow) {
+  HealthEngine engine;  // 10-minute BER window: a kept slot every 100 s
+  // The daemon's very first snapshot comes before its topology (no port at all), the next ones
+  // before its first sweep (every port, none read yet).
+  (void)engine.evaluate(*converters::Converter({}).snapshot(t0 - 1s));
+  converters::Converter c({});
+  c.set_topology(converters::testing::two_node_fabric("leaf01"), t0);
+  (void)engine.evaluate(*c.snapshot(t0));
+  std::shared_ptr<const HealthSnapshot> h;
+  for (int i = 1; i <= 40; ++i) {
+    const auto at = t0 + std::chrono::seconds(i);
+    c.apply(counters(kHca, at, [&](RawSample& s) {
+      if (i >= 20) put(s, "SymbolErrorCounter", 500);
+    }));
+    h = engine.evaluate(*c.snapshot(at));
+  }
+  // 500 errors over the 39 s covered at 100 Gb/s, twenty snapshots after them.
+  EXPECT_NEAR(of(*h, kHca).symbol_ber, 500 / (39 * 100e9), 1e-12);
+  EXPECT_EQ(of(*h, kHca).state, HealthState::kFailing);
+}
+
 // One error in 10 s of a 100 Gb/s link proves nothing about a 1e-12 spec.
 TEST(Health, OneErrorIsNotABerAboveSpec) {
   HealthEngine engine;

@@ -90,7 +90,32 @@ std::optional<Increase> CounterHistory::search_base(const converters::FabricSnap
   return increase_since(*base_slot, base, now);
 }
 
+// A port first read after the newest kept slot (a daemon's first snapshots come before its
+// first sweep ends; a port found by a later discovery): that slot takes the port's first value.
+// Its base is then its first reading; else it would be the provisional slot, the snapshot
+// before, and its first window/6 (100 s of a 10-minute window) would count one snapshot's
+// increase at a time.
+void CounterHistory::backfill_newest_kept() {
+  if (slots_.empty()) return;
+  if (last_provisional_ && slots_.size() < 2) return;
+  Slot& kept = last_provisional_ ? slots_[slots_.size() - 2] : slots_.back();
+  if (kept.layout != pending_.layout) return;
+  for (size_t b = 0; b < kept.blocks.size() && b < pending_.blocks.size(); ++b) {
+    if (kept.blocks[b] == pending_.blocks[b]) continue;
+    const Block& old_values = *kept.blocks[b];
+    const Block& now = *pending_.blocks[b];
+    std::shared_ptr<Block> filled;
+    for (size_t i = 0; i < kBlock; ++i) {
+      if (old_values[i] != kAbsent || now[i] == kAbsent) continue;
+      if (!filled) filled = std::make_shared<Block>(old_values);
+      (*filled)[i] = now[i];
+    }
+    if (filled) kept.blocks[b] = std::move(filled);
+  }
+}
+
 void CounterHistory::commit() {
+  backfill_newest_kept();
   const auto published = pending_.time;
   window_base_ = nullptr;
   previous_ = nullptr;
@@ -98,7 +123,10 @@ void CounterHistory::commit() {
     slots_.pop_front();
   }
   if (last_provisional_ && !slots_.empty()) slots_.pop_back();
-  last_provisional_ = !slots_.empty() && published - slots_.back().time < step_;
+  // A snapshot of another layout than the newest kept slot (the daemon's first, before the
+  // topology; a rediscovery) is kept: its ports' first values need a kept slot of their own.
+  last_provisional_ = !slots_.empty() && published - slots_.back().time < step_ &&
+                      slots_.back().layout == pending_.layout;
   slots_.push_back(std::move(pending_));
   pending_ = {};
 }

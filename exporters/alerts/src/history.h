@@ -63,6 +63,7 @@ class CounterHistory {
     uint64_t at(size_t i) const { return (*blocks[i / kBlock])[i % kBlock]; }
   };
   uint64_t value_in(const Slot& slot, size_t i, collector::PortKey key) const;
+  void backfill_newest_kept();
   Increase increase_since(const Slot& base_slot, uint64_t base, uint64_t now) const;
   std::optional<Increase> search_base(const converters::FabricSnapshot& s, size_t i,
                                       uint64_t now) const;
