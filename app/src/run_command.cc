@@ -209,7 +209,8 @@ int run_daemon(const RunArgs& a) {
         alert_status(status);
         self->update(status);
         self->append(out);
-      });
+      },
+      &healths);
   auto web =
       WebEndpoint::start(config->web_listen_address, config->web_config_file, config->collect,
                          {&snapshots, &healths, [&poller] { return poller.stats(); },

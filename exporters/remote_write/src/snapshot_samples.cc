@@ -131,6 +131,13 @@ void SnapshotSamples::read(const converters::FabricSnapshot& snapshot,
       1 << 16);
 }
 
+void SnapshotSamples::read_health(const alerts::HealthSnapshot& health, int64_t timestamp_ms,
+                                  std::string& scratch, const Each& each) const {
+  std::string text;
+  renderer_.render_health(health, scratch, [&text](std::string_view chunk) { text.append(chunk); });
+  read_text(text, timestamp_ms, each);
+}
+
 void SnapshotSamples::read_text(std::string_view text, int64_t timestamp_ms,
                                 const Each& each) const {
   bool selected = false;

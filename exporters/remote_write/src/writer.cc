@@ -146,7 +146,8 @@ RemoteWriter::~RemoteWriter() {
 std::unique_ptr<RemoteWriter> RemoteWriter::start(const WriterOptions& options,
                                                   prometheus::MetricGroups groups,
                                                   const converters::SnapshotStore& store,
-                                                  DaemonText daemon_text) {
+                                                  DaemonText daemon_text,
+                                                  const alerts::HealthStore* healths) {
   if (options.endpoints.empty()) return nullptr;
   for (const auto& e : options.endpoints) {
     spdlog::info(
@@ -157,6 +158,7 @@ std::unique_ptr<RemoteWriter> RemoteWriter::start(const WriterOptions& options,
   }
   auto writer = std::make_unique<RemoteWriter>(options, groups);
   writer->daemon_text_ = std::move(daemon_text);
+  writer->healths_ = healths;
   writer->instance_ = options.instance.empty() ? host_name() : options.instance;
   writer->follow(store);
   return writer;
@@ -225,6 +227,10 @@ void RemoteWriter::write(std::shared_ptr<const converters::FabricSnapshot> snaps
     }
   };
   reader_->samples.read(*snapshot, offset, reader_->scratch, offer);
+  // The health of this snapshot or, while the alerts thread computes it, of the one before,
+  // stamped with this snapshot's time.
+  auto health = healths_ != nullptr ? healths_->load() : nullptr;
+  if (health) reader_->samples.read_health(*health, publish_ms, reader_->scratch, offer);
   if (daemon_text_) {
     reader_->scratch.clear();
     daemon_text_(reader_->scratch);
@@ -243,6 +249,7 @@ void RemoteWriter::write(std::shared_ptr<const converters::FabricSnapshot> snaps
     t->log_drops();
   }
   previous_ = std::move(snapshot);
+  previous_health_ = std::move(health);
   reader_->trim.observe(queued_bytes());  // the queues' high point: just filled
 }
 
@@ -264,14 +271,17 @@ void RemoteWriter::stale_markers(const std::vector<GoneSeries>& gone, int64_t pu
   walks.reserve(gone.size());
   for (const auto& g : gone)
     walks.emplace_back(g);
-  reader_->samples.read(*previous_, 0ms, reader_->scratch,
-                        [&](const SeriesLine& line, uint64_t key, int64_t) {
-                          for (size_t i = 0; i < targets_.size(); ++i) {
-                            if (!walks[i].left(line.name)) continue;
-                            Target& t = *targets_[i];
-                            t.push(line.series, key, stale_nan(), publish_ms, publish_ms);
-                          }
-                        });
+  const auto walk = [&](const SeriesLine& line, uint64_t key, int64_t) {
+    for (size_t i = 0; i < targets_.size(); ++i) {
+      if (!walks[i].left(line.name)) continue;
+      Target& t = *targets_[i];
+      t.push(line.series, key, stale_nan(), publish_ms, publish_ms);
+    }
+  };
+  reader_->samples.read(*previous_, 0ms, reader_->scratch, walk);
+  if (previous_health_) {
+    reader_->samples.read_health(*previous_health_, publish_ms, reader_->scratch, walk);
+  }
 }
 
 std::vector<prometheus::RemoteWriteStatus> RemoteWriter::status() const {

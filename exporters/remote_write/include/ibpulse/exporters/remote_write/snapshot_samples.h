@@ -58,6 +58,9 @@ class SnapshotSamples {
   using Each = std::function<void(const SeriesLine& line, uint64_t key, int64_t timestamp_ms)>;
   void read(const converters::FabricSnapshot& snapshot, std::chrono::milliseconds offset,
             std::string& scratch, const Each& each) const;
+  // The link health gauges (metric group `health`), every sample at `timestamp_ms`.
+  void read_health(const alerts::HealthSnapshot& health, int64_t timestamp_ms, std::string& scratch,
+                   const Each& each) const;
   // Other exposition text (the daemon's own metrics), every sample at `timestamp_ms`.
   void read_text(std::string_view text, int64_t timestamp_ms, const Each& each) const;
 

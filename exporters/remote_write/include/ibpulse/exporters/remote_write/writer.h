@@ -41,10 +41,12 @@ class RemoteWriter {
   // visible (ibpulse_shard_info). Called on the writer's thread.
   using DaemonText = std::function<void(std::string&)>;
 
+  // `healths`: the link health to send with each snapshot (none: no health gauges).
   static std::unique_ptr<RemoteWriter> start(const WriterOptions& options,
                                              prometheus::MetricGroups groups,
                                              const converters::SnapshotStore& store,
-                                             DaemonText daemon_text = {});
+                                             DaemonText daemon_text = {},
+                                             const alerts::HealthStore* healths = nullptr);
 
   // `groups` are the collect.* groups /metrics uses. Starts the senders (not the reading
   // thread: see follow()).
@@ -77,6 +79,10 @@ class RemoteWriter {
   std::unique_ptr<Reader> reader_;
   std::vector<std::unique_ptr<Target>> targets_;
   std::shared_ptr<const converters::FabricSnapshot> previous_;
+  // The link health sent with each snapshot (its gauges after the snapshot's series, in the
+  // order the filters keep), and the one sent last, for its stale markers.
+  const alerts::HealthStore* healths_ = nullptr;
+  std::shared_ptr<const alerts::HealthSnapshot> previous_health_;
   StableClockOffset clock_offset_{clock_offset()};
   std::atomic<uint64_t> snapshots_written_{0}, snapshots_skipped_{0};
   const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
