@@ -61,17 +61,19 @@ void drop_symbol_error(const std::filesystem::path& path) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
 }
 
-// The discovery's topology cache, written beside the state (collector/discovery.h).
-bool is_topology_cache(const std::string& name) {
-  return name.starts_with("topology-") &&
-         (name.ends_with(".ibnd") || name.ends_with(".ibnd.pending"));
+// The discovery's topology cache and the link health, written beside the counters' state
+// (collector/discovery.h, docs/health.md), files of their own.
+bool is_beside_the_state(const std::string& name) {
+  return (name.starts_with("topology-") &&
+          (name.ends_with(".ibnd") || name.ends_with(".ibnd.pending"))) ||
+         name == "health.json";
 }
 
-// Files of `dir` other than the topology cache.
+// Files of `dir` other than those beside the state.
 size_t state_files(const std::filesystem::path& dir) {
   size_t n = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir))
-    n += !is_topology_cache(entry.path().filename().string());
+    n += !is_beside_the_state(entry.path().filename().string());
   return n;
 }
 
@@ -120,10 +122,10 @@ TEST(StateFile, AnUnreadableFileIsNeverOverwritten) {
   EXPECT_EQ(out.err.find("event=state_saved"), std::string::npos) << out.err;
   EXPECT_TRUE(std::filesystem::is_directory(state));
   EXPECT_EQ(read_file(state / "kept"), "operator's");
-  // The topology cache (discovery.h) is no state: it is written beside.
+  // The topology cache and the link health are no counters' state: they are written beside.
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     const std::string name = entry.path().filename().string();
-    EXPECT_TRUE(name == "counters.state" || name == "counters.lock" || is_topology_cache(name))
+    EXPECT_TRUE(name == "counters.state" || name == "counters.lock" || is_beside_the_state(name))
         << name;
   }
   std::filesystem::remove_all(dir);
