@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstdlib>
 #include <functional>
@@ -126,6 +128,61 @@ Setter strings(Field field) {
     field(c) = v;
     return Ok{};
   };
+}
+
+// A link speed as PortInfo names it (infiniband_port_info's link_speed).
+bool is_speed_name(std::string_view s) {
+  constexpr std::array<std::string_view, 8> kSpeeds = {"SDR", "DDR", "QDR", "FDR",
+                                                       "EDR", "HDR", "NDR", "XDR"};
+  return std::ranges::any_of(kSpeeds, [&](std::string_view name) { return name == s; });
+}
+
+Result<double> ber_value(const std::string& text) {
+  char* end = nullptr;
+  const double f = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(f >= 1e-30 && f <= 1)) {
+    return Err("expected a BER from 1e-30 to 1, got '{}'", text);
+  }
+  return f;
+}
+
+// health.ber-spec-by-speed: SPEED=BER items.
+Status set_ber_spec_by_speed(DaemonConfig& c, const std::vector<std::string>& v) {
+  std::vector<std::pair<std::string, double>> specs;
+  for (const std::string& item : v) {
+    const size_t eq = item.find('=');
+    const std::string speed = item.substr(0, eq);
+    if (eq == std::string::npos || !is_speed_name(speed)) {
+      return Err("expected SPEED=BER (SPEED one of SDR DDR QDR FDR EDR HDR NDR XDR), got '{}'",
+                 item);
+    }
+    auto ber = ber_value(item.substr(eq + 1));
+    if (!ber) return Err("'{}': {}", item, ber.error());
+    specs.emplace_back(speed, *ber);
+  }
+  c.health.ber_spec_by_speed = std::move(specs);
+  return Ok{};
+}
+
+// health.ufm-windows: SPEED=WINDOW:BER items (SPEED `*`: every speed).
+Status set_ufm_windows(DaemonConfig& c, const std::vector<std::string>& v) {
+  std::vector<exporters::alerts::UfmWindowSetting> windows;
+  for (const std::string& item : v) {
+    const size_t eq = item.find('=');
+    const size_t colon = item.find(':', eq == std::string::npos ? 0 : eq);
+    const std::string speed = item.substr(0, eq);
+    if (eq == std::string::npos || colon == std::string::npos ||
+        !(speed == "*" || is_speed_name(speed))) {
+      return Err("expected SPEED=WINDOW:BER (e.g. NDR=12m:1e-14; SPEED * for all), got '{}'", item);
+    }
+    auto window = parse_duration(item.substr(eq + 1, colon - eq - 1), std::chrono::seconds(1));
+    if (!window) return Err("'{}': {}", item, window.error());
+    auto ber = ber_value(item.substr(colon + 1));
+    if (!ber) return Err("'{}': {}", item, ber.error());
+    windows.push_back({speed == "*" ? std::string() : speed, *window, *ber});
+  }
+  c.health.ufm_windows = std::move(windows);
+  return Ok{};
 }
 
 // Each user a map (YAML) or its JSON text (a flag): name, auth-protocol, auth-password,
@@ -417,6 +474,14 @@ const std::vector<KeyDef>& key_defs() {
          c.health.ber_method = found->second;
          return Ok{};
        }},
+      {{"health.ber-spec-by-speed",
+        "Per-speed BER specs overriding health.ber-spec (list of SPEED=BER, e.g. NDR=1e-12)", ""},
+       set_ber_spec_by_speed},
+      {{"health.ufm-windows",
+        "UFM-style windows for health.ber-method ufm or both (list of SPEED=WINDOW:BER; SPEED * "
+        "for every speed); the default is UFM's NDR pair, NDR=12m:1e-14 and NDR=125m:1e-15",
+        ""},
+       set_ufm_windows},
       {{"health.flap-window", "Window of the link flap and error burst counts", "1m"},
        duration(IBPULSE_FIELD(health.flap_window), 1s)},
       {{"health.flap-limit",

@@ -76,6 +76,8 @@ TEST(Cli, BadSettingValuesAreRefusedNotRounded) {
       {{"run", "--mad.window", "0x"}, "expected a whole number"},
       {{"discover", "--m-key", "-1"}, "expected a whole number"},
       {{"run", "--collect.ext-speeds-layout", "RS-FEC"}, "expected auto, legacy or rsfec"},
+      {{"run", "--health.ber-spec-by-speed", "HDR:1e-12"}, "expected SPEED=BER"},
+      {{"run", "--health.ufm-windows", "NDR=12m:2"}, "expected a BER from 1e-30 to 1"},
   };
   for (const auto& [args, why] : bad) {
     const auto out = run_ibpulse(args);

@@ -64,6 +64,48 @@ TEST(Health, PlantedSymbolErrorsMakeThePortAndItsLinkFail) {
   EXPECT_EQ(lint.status, 0) << lint.output;
 }
 
+// The per-speed spec and the UFM-style windows, as an operator sets them: a spec of 1e-6 for
+// SDR links lets 1,000 errors in seconds pass (a burst still: degraded, not failing); a UFM
+// window allowing 0.48 errors a minute on an 8 Gb/s link does not.
+TEST(Health, PerSpeedSpecsAndUfmWindowsAreTheOperatorsToSet) {
+  const PortInfo& hca = fabric().port("Hca3", 1);
+  const std::string labels = "node_guid=\"" + guid_text(hca.node_guid) + "\",port=\"1\"";
+  const auto judged = [&](const std::vector<std::string>& health_args) {
+    std::vector<std::string> args = {
+        "--web.listen-address",        "127.0.0.1:0", "--poll.counters-interval", "300ms",
+        "--counters.publish-interval", "200ms",       "--state.save-interval",    "off"};
+    args.insert(args.end(), health_args.begin(), health_args.end());
+    Daemon d(fabric(), args);
+    EXPECT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+    EXPECT_TRUE(d.wait_for_sweeps(2)) << d.log();
+    fabric().set("PerformanceSet \"Hca3\"[1] PortCounters.SymbolErrorCounter=1000");
+    std::string scrape;
+    // Judged once the errors are in the BER (it rises from 0 with the reading after them).
+    EXPECT_TRUE(eventually(
+        [&] {
+          scrape = http_get(d.web_port(), "/metrics");
+          return metric_value(scrape, "infiniband_port_symbol_ber", labels) > 0;
+        },
+        20s))
+        << scrape;
+    fabric().set("PerformanceSet \"Hca3\"[1] PortCounters.SymbolErrorCounter=0");
+    return scrape;
+  };
+  std::string scrape = judged({"--health.ber-spec-by-speed", "SDR=1e-6,NDR=1e-12"});
+  EXPECT_EQ(metric_value(scrape, "infiniband_port_health_reason_info",
+                         labels + ",reason=\"ber_above_spec\""),
+            -1)
+      << scrape;
+  EXPECT_EQ(metric_value(scrape, "infiniband_port_health", labels + ",state=\"degraded\""), 1);
+  scrape = judged({"--health.ber-spec-by-speed", "SDR=1e-6", "--health.ber-method", "ufm",
+                   "--health.ufm-windows", "SDR=1m:1e-12"});
+  EXPECT_EQ(
+      metric_value(scrape, "infiniband_port_health_reason_info", labels + ",reason=\"ufm_window\""),
+      1)
+      << scrape;
+  EXPECT_EQ(metric_value(scrape, "infiniband_port_health", labels + ",state=\"failing\""), 1);
+}
+
 // A flapping link stays flapping across a restart (health.json beside the counters' state):
 // its flaps happened before the new process's windows began.
 TEST(Health, AFlappingLinkIsStillFlappingAfterARestart) {
