@@ -230,7 +230,7 @@ int run_daemon(const RunArgs& a) {
                  log_text(config->web_listen_address), (*web)->port(),
                  log_text(config->web_config_file));
   }
-  auto snmp = start_snmp_agent(*config, &snapshots, [&] {
+  auto snmp = start_snmp_agent(*config, &snapshots, &healths, [&] {
     auto status = collector_status(poller.stats(), converter.stats(), snapshots.load());
     status.active_alerts = alerts.active_count();
     status.notifications_suppressed = alerts.suppressed();

@@ -58,6 +58,7 @@ exporters::snmp::CollectorStatus collector_status(
 
 Result<std::unique_ptr<exporters::snmp::SnmpAgent>> start_snmp_agent(
     const DaemonConfig& config, const converters::SnapshotStore* snapshots,
+    const exporters::alerts::HealthStore* healths,
     std::function<exporters::snmp::CollectorStatus()> status) {
   if (config.snmp.listen == "off") return std::unique_ptr<exporters::snmp::SnmpAgent>();
   exporters::snmp::AgentOptions options = config.snmp;
@@ -107,7 +108,7 @@ Result<std::unique_ptr<exporters::snmp::SnmpAgent>> start_snmp_agent(
         "(v2c) or snmp.users (SNMPv3), or set snmp.listen to off\"");
   }
   options.status = std::move(status);
-  return exporters::snmp::SnmpAgent::start(std::move(options), snapshots);
+  return exporters::snmp::SnmpAgent::start(std::move(options), snapshots, healths);
 }
 
 }  // namespace ibpulse::cli

@@ -25,6 +25,7 @@ exporters::snmp::CollectorStatus collector_status(
 // `status` feeds IBPULSE-MIB's collector scalars.
 Result<std::unique_ptr<exporters::snmp::SnmpAgent>> start_snmp_agent(
     const DaemonConfig& config, const converters::SnapshotStore* snapshots,
+    const exporters::alerts::HealthStore* healths,
     std::function<exporters::snmp::CollectorStatus()> status);
 
 }  // namespace ibpulse::cli

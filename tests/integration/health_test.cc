@@ -1,15 +1,19 @@
 // Link health end to end on the simulated fabric (4X SDR links, 8 Gb/s of data each way):
 // symbol errors planted with ibsim's console make the port's BER above spec, the port and its
-// link failing, and the gauges lint clean with promtool.
+// link failing, the gauges lint clean with promtool, and IBPULSE-MIB's ibpulseLinkHealthTable
+// says the same to snmpget.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 
 #include "daemon_client.h"
 #include "eventually.h"
 #include "promtool_lint.h"
 #include "sim_fabric.h"
+#include "snmp_client.h"
 
 namespace ibpulse::testing {
 namespace {
@@ -25,7 +29,7 @@ TEST(Health, PlantedSymbolErrorsMakeThePortAndItsLinkFail) {
   const std::string labels = "node_guid=\"" + guid_text(hca.node_guid) + "\",port=\"1\"";
   Daemon d(fabric(), {"--web.listen-address", "127.0.0.1:0", "--poll.counters-interval", "300ms",
                       "--counters.publish-interval", "200ms", "--state.save-interval", "off",
-                      "--health.ber-window", "20s"});
+                      "--health.ber-window", "20s", "--snmp.community", "public"});
   ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
   ASSERT_TRUE(d.wait_for_sweeps(3)) << d.log();
   std::string scrape = http_get(d.web_port(), "/metrics");
@@ -62,6 +66,38 @@ TEST(Health, PlantedSymbolErrorsMakeThePortAndItsLinkFail) {
   EXPECT_TRUE(d.wait_for("event=alert_raised rule=health_failing severity=critical", 10s));
   const LintResult lint = promtool_lint(scrape);
   EXPECT_EQ(lint.status, 0) << lint.output;
+
+  // ibpulseLinkHealthTable, in each end's node context (ifIndex = port number): the link is
+  // failing at both ends, the switch's end itself is ok; the HCA's BER in units of 1e-18.
+  const std::string entry = "1.3.6.1.4.1.8072.9999.9999.1.4.2.1";
+  const auto row = [&](uint64_t guid, unsigned port) {
+    std::string oids;
+    for (unsigned column = 1; column <= 9; ++column)
+      oids += fmt::format(" {}.{}.{}", entry, column, port);
+    return parse_varbinds(snmp_tool(fmt::format("snmpget -v2c -c public@{} -On -Oq -t 2 -r 1 "
+                                                "127.0.0.1:{}{}",
+                                                guid_text(guid), d.snmp_port(), oids))
+                              .out);
+  };
+  const auto at = [&](const std::map<std::string, std::string>& values, unsigned column,
+                      unsigned port) {
+    const auto it = values.find(fmt::format(".{}.{}.{}", entry, column, port));
+    return it == values.end() ? std::string("(none)") : it->second;
+  };
+  const PortInfo& peer = fabric().port(hca.remote_node, hca.remote_port);
+  const auto hca_row = row(hca.node_guid, 1);
+  EXPECT_EQ(at(hca_row, 1, 1), "3") << "port state failing";
+  EXPECT_EQ(at(hca_row, 2, 1), "3") << "link state failing";
+  EXPECT_EQ(at(hca_row, 3, 1), "ber_above_spec,error_burst") << "1,000 errors are a burst too";
+  EXPECT_GE(std::stod(at(hca_row, 4, 1)), 1000 / (20 * 8e9) * 1e18);
+  EXPECT_EQ(at(hca_row, 5, 1), "(none)") << "no RS-FEC totals on ibsim";
+  EXPECT_EQ(at(hca_row, 8, 1), guid_text(peer.node_guid));
+  EXPECT_EQ(at(hca_row, 9, 1), std::to_string(hca.remote_port));
+  const auto peer_row = row(peer.node_guid, hca.remote_port);
+  EXPECT_EQ(at(peer_row, 1, hca.remote_port), "1") << "the switch's end receives no errors";
+  EXPECT_EQ(at(peer_row, 2, hca.remote_port), "3") << "one link, one state";
+  EXPECT_EQ(at(peer_row, 4, hca.remote_port), "0");
+  EXPECT_EQ(at(peer_row, 8, hca.remote_port), guid_text(hca.node_guid));
 }
 
 // The per-speed spec and the UFM-style windows, as an operator sets them: a spec of 1e-6 for

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <map>
 
 #include "test_snapshot.h"
@@ -267,6 +268,74 @@ TEST(MibViewPorts, RsFecCountersAreColumnsOfThePortsThatRunRsFec) {
     EXPECT_FALSE(view.get("", column(col, 1), t0, vb)) << "the older layout has no totals";
   ASSERT_TRUE(view.get(kSwitchContext, column(5, 7), t0, vb)) << "ifIndex = port number";
   EXPECT_EQ(vb.number, 7u);
+}
+
+// ibpulseLinkHealthTable serves the alert loop's health judgement per interface: the port's own
+// state, its link's (both ends combined, the same on both rows), the reasons, BERs in units of
+// 1e-18 (absent where unknown), flaps, and the peer.
+TEST(MibViewPorts, LinkHealthRowsCombineBothEndsOfALink) {
+  using converters::testing::kHca;
+  using converters::testing::kSwitchDown;
+  const float kNan = std::numeric_limits<float>::quiet_NaN();
+  auto health = std::make_shared<alerts::HealthSnapshot>();
+  alerts::PortHealth hca{kHca, 2.5e-13f, kNan, kNan, kNan, 0, 0, alerts::HealthState::kOk};
+  alerts::PortHealth sw{kSwitch,
+                        0.0f,
+                        3e-15f,
+                        2.0f,
+                        40.0f,
+                        7,
+                        alerts::kReasonFlapping | alerts::kReasonErrorBurst,
+                        alerts::HealthState::kFailing};
+  alerts::PortHealth down{kSwitchDown, kNan, kNan, kNan, kNan, 0, 0, alerts::HealthState::kOk};
+  health->ports = {hca, sw, down};
+  health->links = {{kHca, kSwitch, sw.reasons, alerts::HealthState::kFailing}};
+  health->link_of_port = {0, 0, alerts::HealthSnapshot::kNoLink};
+  const MibView view(snapshot(), {}, t0 - 10s, true, false, health);
+  const auto column = [](uint32_t col, uint32_t index) {
+    Oid o = kIbpulseLinkHealthEntry;
+    o.insert(o.end(), {col, index});
+    return o;
+  };
+  const auto number = [&](uint32_t col, uint32_t index, const std::string& context = "") {
+    VarBind vb;
+    EXPECT_TRUE(view.get(context, column(col, index), t0, vb)) << col << "." << index;
+    return vb.number;
+  };
+  // ifIndex 1: the HCA port, 2: switch port 7 (its peer), 3: switch port 8 (no link).
+  EXPECT_EQ(number(1, 1), 1u) << "the HCA end alone is ok";
+  EXPECT_EQ(number(1, 2), 3u);
+  EXPECT_EQ(number(2, 1), 3u) << "its link is failing: the switch end flaps";
+  EXPECT_EQ(number(2, 2), 3u);
+  EXPECT_EQ(number(2, 3), 1u);
+  VarBind vb;
+  ASSERT_TRUE(view.get("", column(3, 1), t0, vb));
+  EXPECT_EQ(vb.text, "flapping,error_burst");
+  ASSERT_TRUE(view.get("", column(3, 3), t0, vb));
+  EXPECT_EQ(vb.text, "");
+  ASSERT_TRUE(view.get("", column(4, 1), t0, vb));
+  EXPECT_EQ(vb.type, VarType::kCounter64);
+  EXPECT_EQ(vb.number, 250000u) << "2.5e-13 in units of 1e-18";
+  EXPECT_EQ(number(4, 2), 0u) << "covered time without errors reads 0";
+  EXPECT_FALSE(view.get("", column(4, 3), t0, vb)) << "no covered time: no instance";
+  EXPECT_FALSE(view.get("", column(5, 1), t0, vb)) << "no RS-FEC totals: no instance";
+  EXPECT_EQ(number(5, 2), 3000u);
+  EXPECT_EQ(number(6, 2), 1'000'000'000'000'000'000u) << "a ratio is at most 1";
+  ASSERT_TRUE(view.get("", column(7, 2), t0, vb));
+  EXPECT_EQ(vb.type, VarType::kGauge32);
+  EXPECT_EQ(vb.number, 7u);
+  ASSERT_TRUE(view.get("", column(8, 1), t0, vb));
+  EXPECT_EQ(vb.text, "0x0002c90300000abc");
+  EXPECT_EQ(number(9, 1), 7u);
+  EXPECT_EQ(number(9, 2), 1u);
+  EXPECT_FALSE(view.get("", column(8, 3), t0, vb)) << "no link: no peer";
+  EXPECT_EQ(number(2, 7, kSwitchContext), 3u) << "ifIndex = port number in a node's context";
+  // Without a health judgement the table is empty: a walk of it finds nothing.
+  const MibView none(snapshot(), {}, t0 - 10s);
+  EXPECT_FALSE(none.get("", column(1, 1), t0, vb));
+  ASSERT_TRUE(
+      none.next("", kIbpulseLinkHealthEntry, false, t0, vb) == false ||
+      !std::equal(kIbpulseLinkHealthEntry.begin(), kIbpulseLinkHealthEntry.end(), vb.name.begin()));
 }
 
 }  // namespace

@@ -48,6 +48,14 @@ CounterSource covered(size_t which) {
   return CounterSource{Kind::kCovered, which, {}};
 }
 
+// `key`'s entry in `ports` (sorted by key); null when it has none.
+const PortHealth* find_health(const std::vector<PortHealth>& ports, collector::PortKey key) {
+  const auto it =
+      std::lower_bound(ports.begin(), ports.end(), key,
+                       [](const PortHealth& h, collector::PortKey x) { return h.key < x; });
+  return it != ports.end() && it->key == key ? &*it : nullptr;
+}
+
 }  // namespace
 
 std::string_view health_state_name(HealthState state) {
@@ -271,12 +279,7 @@ std::vector<LinkHealth> HealthEngine::Impl::links(const FabricSnapshot& s,
                                                   const std::vector<PortHealth>& ports) {
   std::vector<LinkHealth> out;
   if (!s.topology) return out;
-  const auto find = [&](collector::PortKey k) -> const PortHealth* {
-    const auto it =
-        std::lower_bound(ports.begin(), ports.end(), k,
-                         [](const PortHealth& h, collector::PortKey x) { return h.key < x; });
-    return it != ports.end() && it->key == k ? &*it : nullptr;
-  };
+  const auto find = [&](collector::PortKey k) { return find_health(ports, k); };
   for (const PortHealth& h : ports) {
     const collector::Port* tp = s.topology->find_port(h.key);
     if (tp == nullptr || !tp->remote || !(h.key < *tp->remote)) {
@@ -331,7 +334,25 @@ std::shared_ptr<const HealthSnapshot> HealthEngine::evaluate(const FabricSnapsho
   for (CounterHistory* h : m.all)
     h->commit();
   out->links = m.links(s, out->ports);
+  out->link_of_port.assign(out->ports.size(), HealthSnapshot::kNoLink);
+  for (uint32_t l = 0; l < out->links.size(); ++l) {
+    for (const collector::PortKey end : {out->links[l].a, out->links[l].b}) {
+      if (const PortHealth* p = find_health(out->ports, end))
+        out->link_of_port[static_cast<size_t>(p - out->ports.data())] = l;
+    }
+  }
   return out;
+}
+
+const PortHealth* HealthSnapshot::find_port(collector::PortKey key) const {
+  return find_health(ports, key);
+}
+
+const LinkHealth* HealthSnapshot::find_link(collector::PortKey key) const {
+  const PortHealth* port = find_port(key);
+  if (port == nullptr) return nullptr;
+  const uint32_t l = link_of_port[static_cast<size_t>(port - ports.data())];
+  return l == kNoLink ? nullptr : &links[l];
 }
 
 }  // namespace ibpulse::exporters::alerts

@@ -51,6 +51,7 @@ std::vector<Oid> served_subtrees() {
 struct SnmpAgent::Impl {
   AgentOptions options;
   const converters::SnapshotStore* snapshots = nullptr;
+  const alerts::HealthStore* healths = nullptr;  // none: ibpulseLinkHealthTable is empty
   detail::HandlerState state;
   detail::FastPath fast_path;               // master agent only
   std::vector<netsnmp_session*> listening;  // master agent only; net-snmp owns them
@@ -58,6 +59,7 @@ struct SnmpAgent::Impl {
   // Registrations per context name ("" first); net-snmp owns them once registered.
   std::map<std::string, std::vector<netsnmp_handler_registration*>> registered;
   std::shared_ptr<const converters::FabricSnapshot> seen;
+  std::shared_ptr<const alerts::HealthSnapshot> seen_health;
   MibView::Clock::time_point started = MibView::Clock::now();
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> views{0};
@@ -279,13 +281,17 @@ struct SnmpAgent::Impl {
                            reg->range_ubound, context.c_str());
   }
 
-  // A new snapshot: a new view, and contexts registered or dropped as nodes came and went.
+  // A new snapshot (or a new health judgement of one, which follows it within a sweep): a new
+  // view, and contexts registered or dropped as nodes came and went.
   void refresh() {
     auto snapshot = snapshots->load();
-    if (!snapshot || snapshot == seen) return;
+    auto health = healths ? healths->load() : nullptr;
+    if (!snapshot || (snapshot == seen && health == seen_health)) return;
     seen = snapshot;
-    state.view = std::make_shared<const MibView>(snapshot, options.system, started,
-                                                 options.node_contexts, link_traps_on());
+    seen_health = health;
+    state.view =
+        std::make_shared<const MibView>(snapshot, options.system, started, options.node_contexts,
+                                        link_traps_on(), std::move(health));
     views.fetch_add(1, std::memory_order_relaxed);
     if (options.node_contexts) sync_node_contexts();
     if (!registered.contains(state.fabric_context)) {
@@ -384,7 +390,8 @@ struct SnmpAgent::Impl {
 };
 
 Result<std::unique_ptr<SnmpAgent>> SnmpAgent::start(AgentOptions options,
-                                                    const converters::SnapshotStore* snapshots) {
+                                                    const converters::SnapshotStore* snapshots,
+                                                    const alerts::HealthStore* healths) {
   if (Status valid = validate(options); !valid.ok()) return Error{valid.error()};
   Result<detail::Transport> transport =
       options.agentx.empty()
@@ -398,6 +405,7 @@ Result<std::unique_ptr<SnmpAgent>> SnmpAgent::start(AgentOptions options,
   auto impl = std::make_unique<Impl>();
   impl->options = std::move(options);
   impl->snapshots = snapshots;
+  impl->healths = healths;
   impl->events = std::make_unique<alerts::EventQueue>(impl->options.notification_queue);
   impl->notifier = std::make_unique<detail::Notifier>(
       impl->options.trap_sinks, impl->options.notification_queue, impl->options.log);

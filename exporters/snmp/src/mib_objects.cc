@@ -35,6 +35,7 @@ std::vector<Object> build() {
       {below(kIbIfMib, {1, 1, 1}), range(2, 15), Rows::kInterfaces, &port_stat_value},
       {below(kIbIfMib, {1, 2, 1}), range(3, 6), Rows::kVirtualLanes, &vl_traffic_value},
       {kIbpulsePortEntry, range(1, 5), Rows::kInterfaces, &ibpulse_port_value},
+      {kIbpulseLinkHealthEntry, range(1, 9), Rows::kInterfaces, &link_health_value},
   };
   IBPULSE_CHECK(std::is_sorted(v.begin(), v.end(),
                                [](const Object& a, const Object& b) { return a.entry < b.entry; }));

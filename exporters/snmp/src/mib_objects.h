@@ -81,7 +81,7 @@ struct Index {
 };
 
 // Values of the system group, ifNumber, ifTable / ifXTable, the IB-IF-MIB tables and
-// IBPULSE-MIB's port table.
+// IBPULSE-MIB's port and link health tables.
 bool system_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
 bool interfaces_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
 bool if_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
@@ -89,5 +89,6 @@ bool if_x_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
 bool port_stat_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
 bool vl_traffic_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
 bool ibpulse_port_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
+bool link_health_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
 
 }  // namespace ibpulse::exporters::snmp::mib

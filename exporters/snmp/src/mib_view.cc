@@ -167,8 +167,10 @@ bool next_in_object(const Object& object, const mib::Reader& r, std::span<const 
 }  // namespace
 
 MibView::MibView(std::shared_ptr<const converters::FabricSnapshot> snapshot, SystemInfo system,
-                 Clock::time_point agent_start, bool node_contexts, bool link_up_down_traps)
+                 Clock::time_point agent_start, bool node_contexts, bool link_up_down_traps,
+                 std::shared_ptr<const alerts::HealthSnapshot> health)
     : snapshot_(std::move(snapshot)),
+      health_(std::move(health)),
       system_(std::move(system)),
       agent_start_(agent_start),
       link_up_down_traps_(link_up_down_traps) {

@@ -89,6 +89,12 @@ struct HealthSnapshot {
   uint64_t sequence = 0;          // the fabric snapshot's it was computed from
   std::vector<PortHealth> ports;  // sorted by key
   std::vector<LinkHealth> links;  // sorted by (a, b)
+  // Per entry of `ports`: the index of its link in `links`, kNoLink for a port without one.
+  static constexpr uint32_t kNoLink = UINT32_MAX;
+  std::vector<uint32_t> link_of_port;
+
+  const PortHealth* find_port(collector::PortKey key) const;  // null: not evaluated
+  const LinkHealth* find_link(collector::PortKey key) const;  // the link with `key` at one end
 };
 
 // What survives a restart (`<state.dir>/health.json`): per port that was not ok or had

@@ -83,8 +83,10 @@ class SnmpAgent {
 
   // Binds, registers and starts answering; errors like "cannot listen on 127.0.0.1:1161:
   // address in use" or "SNMPv3 user 'x': ...".
+  // `healths`: the link health ibpulseLinkHealthTable serves; none: that table is empty.
   static Result<std::unique_ptr<SnmpAgent>> start(AgentOptions options,
-                                                  const converters::SnapshotStore* snapshots);
+                                                  const converters::SnapshotStore* snapshots,
+                                                  const alerts::HealthStore* healths = nullptr);
   ~SnmpAgent();  // stops answering and saves net-snmp's persistent state
   SnmpAgent(const SnmpAgent&) = delete;
   SnmpAgent& operator=(const SnmpAgent&) = delete;

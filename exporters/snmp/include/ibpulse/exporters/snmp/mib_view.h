@@ -2,7 +2,8 @@
 // What the SNMP agent serves, built from one FabricSnapshot: the system group, ifNumber, ifTable,
 // ifXTable, IB-IF-MIB's ibIfPortStatTable and ibIfVLTrafficTable, for the whole fabric (the
 // default context, ifIndex from the converters' stable table) and for each node (a context named
-// by its GUID, `0x` + 16 hex digits, ifIndex = port number, switch port 0 left out).
+// by its GUID, `0x` + 16 hex digits, ifIndex = port number, switch port 0 left out); IBPULSE-MIB's
+// port and link health tables beside them.
 //
 // Lookups are binary searches over rows sorted once per snapshot: a GET or GETNEXT costs
 // O(log rows), never a scan. A view never changes after it is built, so a request that uses one
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "ibpulse/converters/snapshot.h"
+#include "ibpulse/exporters/alerts/health.h"
 #include "ibpulse/exporters/snmp/oids.h"
 
 namespace ibpulse::exporters::snmp {
@@ -59,9 +61,10 @@ class MibView {
   // `agent_start`: sysUpTime 0; TimeTicks columns (ifLastChange, ifCounterDiscontinuityTime)
   // are sysUpTime at the event, 0 when it came before the agent started.
   // `link_up_down_traps`: whether the agent sends linkDown/linkUp (ifLinkUpDownTrapEnable).
+  // `health`: the newest link health (ibpulseLinkHealthTable); none: the table is empty.
   MibView(std::shared_ptr<const converters::FabricSnapshot> snapshot, SystemInfo system,
-          Clock::time_point agent_start, bool node_contexts = true,
-          bool link_up_down_traps = false);
+          Clock::time_point agent_start, bool node_contexts = true, bool link_up_down_traps = false,
+          std::shared_ptr<const alerts::HealthSnapshot> health = nullptr);
   ~MibView();
   MibView(const MibView&) = delete;
   MibView& operator=(const MibView&) = delete;
@@ -80,6 +83,7 @@ class MibView {
 
   const converters::FabricSnapshot& snapshot() const { return *snapshot_; }
   bool link_up_down_traps() const { return link_up_down_traps_; }
+  const alerts::HealthSnapshot* health() const { return health_.get(); }
 
   struct Context;  // the rows of one context (mib_view.cc)
 
@@ -87,6 +91,7 @@ class MibView {
   const Context* find_context(std::string_view name) const;
 
   std::shared_ptr<const converters::FabricSnapshot> snapshot_;
+  std::shared_ptr<const alerts::HealthSnapshot> health_;
   SystemInfo system_;
   Clock::time_point agent_start_;
   bool link_up_down_traps_ = false;

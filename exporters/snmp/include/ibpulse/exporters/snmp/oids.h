@@ -25,6 +25,7 @@ inline const Oid kIbIfMib = {1, 3, 6, 1, 3, 117, 2};
 // rows augment ifEntry in every context.
 inline const Oid kIbpulsePorts = {1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 1, 4};
 inline const Oid kIbpulsePortEntry = {1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 1, 4, 1, 1};
+inline const Oid kIbpulseLinkHealthEntry = {1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 1, 4, 2, 1};
 
 // Dotted-decimal text, as snmpwalk prints with -On ("1.3.6.1...").
 std::string to_string(const Oid& oid);
