@@ -65,6 +65,13 @@ constexpr size_t index_of(CounterId id) {
   return static_cast<size_t>(id);
 }
 
+// PortXmitWait counts ticks in which the port had data to send and sent none; the tick's period
+// is device-defined and no attribute states it in time units (PortSamplesControl's Tick field is
+// in the device's own units too). The assumed period when none is configured
+// (`congestion.xmit-wait-tick`): 4 ns, a 250 MHz clock, the order of a switch ASIC's core
+// clock. docs/congestion.md says how to measure a device's own.
+inline constexpr uint64_t kDefaultXmitWaitTickNs = 4;
+
 // Where SNMP serves a value (IF-MIB RFC 2863; IB-IF-MIB draft-ietf-ipoib-ibif-mib-00;
 // IBPULSE-MIB's ibpulsePortTable for what neither has a column for).
 enum class MibTable : uint8_t { kNone, kIfTable, kIfXTable, kIbIfPortStat, kIbpulsePort };
