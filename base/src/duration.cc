@@ -1,7 +1,10 @@
 #include "ibpulse/base/duration.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
+#include <string_view>
 
 namespace ibpulse {
 
@@ -39,6 +42,29 @@ Result<std::chrono::milliseconds> parse_duration(const std::string& text,
   auto d = parse_duration(text);
   if (d && *d < min) return Err("'{}' is below the smallest allowed, {}ms", text, min.count());
   return d;
+}
+
+Result<std::chrono::nanoseconds> parse_short_duration(const std::string& text) {
+  struct Unit {
+    std::string_view suffix;
+    double nanoseconds;
+  };
+  // "ms" and "ns" before "s": the longest suffix that matches.
+  constexpr std::array<Unit, 4> kUnits = {{{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}}};
+  const auto* const unit = std::find_if(kUnits.begin(), kUnits.end(),
+                                        [&](const Unit& u) { return text.ends_with(u.suffix); });
+  const std::string number =
+      unit == kUnits.end() ? std::string() : text.substr(0, text.size() - unit->suffix.size());
+  char* end = nullptr;
+  const double v = std::strtod(number.c_str(), &end);
+  if (number.empty() || *end != '\0' || !(v > 0)) {
+    return Err("expected a duration like 4ns, 2.5us or 1ms, got '{}'", text);
+  }
+  const double ns = v * unit->nanoseconds;
+  if (ns != std::floor(ns) || ns > 1e9) {
+    return Err("'{}' is not a whole number of nanoseconds from 1ns to 1s", text);
+  }
+  return std::chrono::nanoseconds(static_cast<int64_t>(ns));
 }
 
 }  // namespace ibpulse

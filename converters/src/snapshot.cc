@@ -47,6 +47,15 @@ void set_utilisation(PortSnapshot& out, const std::array<float, schema::kCoreCou
       static_cast<float>(rate(CounterId::kXmitData) * 8.0 / static_cast<double>(bps));
 }
 
+void set_xmit_wait_ratio(PortSnapshot& out, const Converter::PortState& p,
+                         std::chrono::nanoseconds tick) {
+  const size_t c = schema::index_of(CounterId::kXmitWait);
+  if (!out.has(CounterId::kXmitWait) || (out.saturated >> c & 1) != 0) return;
+  const double ratio =
+      static_cast<double>(p.rates[c]) * std::chrono::duration<double>(tick).count();
+  out.xmit_wait_ratio = static_cast<float>(std::min(1.0, ratio));
+}
+
 std::shared_ptr<const PortVlTraffic> find_vl_traffic(const Converter::VlTrafficMap& map,
                                                      collector::PortKey key) {
   const auto it = map.find(key);
@@ -125,6 +134,7 @@ std::shared_ptr<const FabricSnapshot> Converter::snapshot(Clock::time_point now,
       if (read_[slot] != 0) {
         fill(out, states_[slot]);
         set_utilisation(out, states_[slot].rates, port.link);
+        set_xmit_wait_ratio(out, states_[slot], options_.xmit_wait_tick);
       }
       if (!vl_traffic_.empty()) out.vl_traffic = find_vl_traffic(vl_traffic_, port.key);
     }

@@ -39,6 +39,19 @@ TEST(Duration, RefusesWhatWouldRoundToSomethingElse) {
             std::string::npos);
 }
 
+TEST(Duration, ShortDurationsAreWholeNanosecondsUpToASecond) {
+  using std::chrono::nanoseconds;
+  EXPECT_EQ(*parse_short_duration("4ns"), nanoseconds(4));
+  EXPECT_EQ(*parse_short_duration("2.5us"), nanoseconds(2500));
+  EXPECT_EQ(*parse_short_duration("1ms"), nanoseconds(1'000'000));
+  EXPECT_EQ(*parse_short_duration("0.5s"), nanoseconds(500'000'000));
+  for (const char* bad : {"4", "0.5ns", "0ns", "-4ns", "2s", "ns", "", "4 ns", "4ps"}) {
+    const auto d = parse_short_duration(bad);
+    ASSERT_FALSE(d) << bad << " gave " << d->count() << " ns";
+    EXPECT_NE(d.error().find(std::string("'") + bad + "'"), std::string::npos) << d.error();
+  }
+}
+
 TEST(Duration, ASettingsMinimumIsNamedInTheError) {
   EXPECT_EQ(*parse_duration("10ms", milliseconds(10)), milliseconds(10));
   const auto d = parse_duration("5ms", milliseconds(10));

@@ -18,4 +18,8 @@ Result<std::chrono::milliseconds> parse_duration(const std::string& text);
 Result<std::chrono::milliseconds> parse_duration(const std::string& text,
                                                  std::chrono::milliseconds min);
 
+// A short period such as a counter's tick: "4ns", "2.5us", "1ms", "0.5s"; whole nanoseconds
+// from 1ns to 1s, others are errors (never rounded).
+Result<std::chrono::nanoseconds> parse_short_duration(const std::string& text);
+
 }  // namespace ibpulse

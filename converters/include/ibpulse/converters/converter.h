@@ -61,6 +61,9 @@ struct ConverterOptions {
   // and the 64-bit one again once a discovery reads it, so the daemon waits for two
   // discoveries. Past it, the other copy's reading is a source switch.
   std::chrono::milliseconds restored_source_wait{std::chrono::minutes(10)};
+  // The period of a PortXmitWait tick (device-defined; schema::kDefaultXmitWaitTickNs says
+  // why this default): PortSnapshot::xmit_wait_ratio = ticks waited per second x this.
+  std::chrono::nanoseconds xmit_wait_tick{schema::kDefaultXmitWaitTickNs};
 };
 
 class Converter {

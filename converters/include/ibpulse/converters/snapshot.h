@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -40,6 +41,11 @@ struct PortSnapshot {
   bool in_topology = true;            // false: the port vanished from discovery
   // IF-MIB interface columns (interface_status.h): notPresent once the port left discovery.
   OperStatus oper_status = OperStatus::kUnknown;
+  // The share of the last interval between two PortXmitWait readings in which the port had
+  // data to send and sent none: its ticks x the tick's period (ConverterOptions), at most 1.
+  // NaN (absent) until the counter was read (0 after its first reading: no interval yet), and
+  // while its narrow copy is latched (that interval's count is short of the truth).
+  float xmit_wait_ratio = std::numeric_limits<float>::quiet_NaN();
   Clock::time_point last_change{};  // ifLastChange (epoch: unchanged since we started)
   uint32_t mtu = 0;                 // ifMtu, octets (0: not known)
   uint16_t phys_lid = 0;            // ifPhysAddress as the base LID (0: empty)
