@@ -11,6 +11,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "config_setters.h"
 #include "ibpulse/base/duration.h"
 #include "ibpulse/base/number.h"
 #include "ibpulse/collector/environment.h"
@@ -19,171 +20,7 @@
 namespace ibpulse::cli {
 namespace {
 
-using Setter = std::function<Status(DaemonConfig&, const std::vector<std::string>&)>;
-
-struct KeyDef {
-  ConfigKey key;
-  Setter set;
-};
-
-Status one_value(const std::vector<std::string>& v) {
-  if (v.size() != 1) return Err("expected one value, got {}", v.size());
-  return Ok{};
-}
-
-// Setters for one kind of value, given where it goes: `[](DaemonConfig& c) -> auto& {...}`.
-template <typename Field>
-Setter number(uint64_t min, uint64_t max, Field field) {
-  return [=](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
-    if (auto one = one_value(v); !one) return one;
-    auto n = parse_unsigned(v[0], min, max);
-    if (!n) return Error{n.error()};
-    auto& target = field(c);
-    target = static_cast<std::remove_reference_t<decltype(target)>>(*n);
-    return Ok{};
-  };
-}
-
-// `min`: the setting's smallest sensible value (an interval of 0 would make a loop spin).
-template <typename Field>
-Setter duration(Field field, std::chrono::milliseconds min = std::chrono::milliseconds(1)) {
-  return [=](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
-    if (auto one = one_value(v); !one) return one;
-    auto d = parse_duration(v[0], min);
-    if (!d) return Error{d.error()};
-    field(c) = *d;
-    return Ok{};
-  };
-}
-
-// A real number in [min, max] (a BER: 1e-12).
-template <typename Field>
-Setter real(double min, double max, Field field) {
-  return [=](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
-    if (auto one = one_value(v); !one) return one;
-    char* end = nullptr;
-    const double f = std::strtod(v[0].c_str(), &end);
-    if (v[0].empty() || *end != '\0' || !(f >= min && f <= max)) {
-      return Err("expected a number from {} to {}, got '{}'", min, max, v[0]);
-    }
-    field(c) = f;
-    return Ok{};
-  };
-}
-
-template <typename Field>
-Setter text(Field field) {
-  return [=](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
-    if (auto one = one_value(v); !one) return one;
-    field(c) = v[0];
-    return Ok{};
-  };
-}
-
-template <typename Field>
-Setter guids(Field field) {
-  return [=](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
-    std::set<uint64_t> out;
-    for (const auto& item : v) {
-      auto g = parse_unsigned(item, 1, UINT64_MAX);
-      if (!g) return Err("bad GUID '{}': write 0x followed by hex digits", item);
-      out.insert(*g);
-    }
-    field(c) = std::move(out);
-    return Ok{};
-  };
-}
-
-// A duration, or `off` / `0` to switch something off.
-template <typename Field>
-Setter duration_or_off(Field field, std::chrono::milliseconds min = std::chrono::milliseconds(1)) {
-  return [=](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
-    if (auto one = one_value(v); !one) return one;
-    if (v[0] == "off" || v[0] == "0") {
-      field(c) = std::chrono::milliseconds(0);
-      return Ok{};
-    }
-    return duration(field, min)(c, v);
-  };
-}
-
-template <typename Field>
-Setter boolean(Field field) {
-  return [=](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
-    if (auto one = one_value(v); !one) return one;
-    if (v[0] == "true" || v[0] == "yes" || v[0] == "1") {
-      field(c) = true;
-    } else if (v[0] == "false" || v[0] == "no" || v[0] == "0") {
-      field(c) = false;
-    } else {
-      return Err("expected true or false, got '{}'", v[0]);
-    }
-    return Ok{};
-  };
-}
-
-template <typename Field>
-Setter strings(Field field) {
-  return [=](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
-    field(c) = v;
-    return Ok{};
-  };
-}
-
-// A link speed as PortInfo names it (infiniband_port_info's link_speed).
-bool is_speed_name(std::string_view s) {
-  constexpr std::array<std::string_view, 8> kSpeeds = {"SDR", "DDR", "QDR", "FDR",
-                                                       "EDR", "HDR", "NDR", "XDR"};
-  return std::ranges::any_of(kSpeeds, [&](std::string_view name) { return name == s; });
-}
-
-Result<double> ber_value(const std::string& text) {
-  char* end = nullptr;
-  const double f = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !(f >= 1e-30 && f <= 1)) {
-    return Err("expected a BER from 1e-30 to 1, got '{}'", text);
-  }
-  return f;
-}
-
-// health.ber-spec-by-speed: SPEED=BER items.
-Status set_ber_spec_by_speed(DaemonConfig& c, const std::vector<std::string>& v) {
-  std::vector<std::pair<std::string, double>> specs;
-  for (const std::string& item : v) {
-    const size_t eq = item.find('=');
-    const std::string speed = item.substr(0, eq);
-    if (eq == std::string::npos || !is_speed_name(speed)) {
-      return Err("expected SPEED=BER (SPEED one of SDR DDR QDR FDR EDR HDR NDR XDR), got '{}'",
-                 item);
-    }
-    auto ber = ber_value(item.substr(eq + 1));
-    if (!ber) return Err("'{}': {}", item, ber.error());
-    specs.emplace_back(speed, *ber);
-  }
-  c.health.ber_spec_by_speed = std::move(specs);
-  return Ok{};
-}
-
-// health.ufm-windows: SPEED=WINDOW:BER items (SPEED `*`: every speed).
-Status set_ufm_windows(DaemonConfig& c, const std::vector<std::string>& v) {
-  std::vector<exporters::alerts::UfmWindowSetting> windows;
-  for (const std::string& item : v) {
-    const size_t eq = item.find('=');
-    const size_t colon = item.find(':', eq == std::string::npos ? 0 : eq);
-    const std::string speed = item.substr(0, eq);
-    if (eq == std::string::npos || colon == std::string::npos ||
-        !(speed == "*" || is_speed_name(speed))) {
-      return Err("expected SPEED=WINDOW:BER (e.g. NDR=12m:1e-14; SPEED * for all), got '{}'", item);
-    }
-    auto window = parse_duration(item.substr(eq + 1, colon - eq - 1), std::chrono::seconds(1));
-    if (!window) return Err("'{}': {}", item, window.error());
-    auto ber = ber_value(item.substr(colon + 1));
-    if (!ber) return Err("'{}': {}", item, ber.error());
-    windows.push_back({speed == "*" ? std::string() : speed, *window, *ber});
-  }
-  c.health.ufm_windows = std::move(windows);
-  return Ok{};
-}
+std::vector<KeyDef> general_keys();
 
 // Each user a map (YAML) or its JSON text (a flag): name, auth-protocol, auth-password,
 // priv-protocol, priv-password.
@@ -278,11 +115,19 @@ Status set_sampled_counters(DaemonConfig& c, const std::vector<std::string>& v) 
   return Ok{};
 }
 
-#define IBPULSE_FIELD(expr) ([](DaemonConfig & c) -> auto& { return c.expr; })
-
 const std::vector<KeyDef>& key_defs() {
+  static const std::vector<KeyDef> keys = [] {
+    std::vector<KeyDef> all = general_keys();
+    for (KeyDef& k : link_health_keys())
+      all.push_back(std::move(k));
+    return all;
+  }();
+  return keys;
+}
+
+std::vector<KeyDef> general_keys() {
   using namespace std::chrono_literals;
-  static const std::vector<KeyDef> keys = {
+  std::vector<KeyDef> keys = {
       {{"fabric.ca", "Local HCA to use (default: the first)", ""},
        text(IBPULSE_FIELD(poller.discovery.ca))},
       {{"fabric.ca-port", "Port of the local HCA (0: the first active)", "0"},
@@ -452,48 +297,6 @@ const std::vector<KeyDef>& key_defs() {
       {{"collect.health",
         "Export link health: BERs, flaps, health state and reasons, per port and per link", "true"},
        boolean(IBPULSE_FIELD(collect.health))},
-      {{"health.ber-window", "Window of the BER gauges and rules", "10m"},
-       duration(IBPULSE_FIELD(health.ber_window), 1s)},
-      {{"health.ber-spec",
-        "BER above which a port fails: symbol errors (post-FEC on FEC links) and RS-FEC "
-        "uncorrectable blocks, judged on the 95% Poisson lower bound of their count",
-        "1e-12"},
-       real(1e-30, 1, IBPULSE_FIELD(health.ber_spec))},
-      {{"health.ber-method",
-        "poisson (the lower bound over health.ber-window), ufm (UFM-style windows: NDR 2.88 "
-        "errors in 12 min, 3 in 125 min, scaled by each port's rate) or both",
-        "poisson"},
-       [](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
-         if (auto one = one_value(v); !one) return one;
-         using exporters::alerts::BerMethod;
-         const std::map<std::string, BerMethod> methods = {{"poisson", BerMethod::kPoisson},
-                                                           {"ufm", BerMethod::kUfm},
-                                                           {"both", BerMethod::kBoth}};
-         const auto found = methods.find(v[0]);
-         if (found == methods.end()) return Err("expected poisson, ufm or both, got '{}'", v[0]);
-         c.health.ber_method = found->second;
-         return Ok{};
-       }},
-      {{"health.ber-spec-by-speed",
-        "Per-speed BER specs overriding health.ber-spec (list of SPEED=BER, e.g. NDR=1e-12)", ""},
-       set_ber_spec_by_speed},
-      {{"health.ufm-windows",
-        "UFM-style windows for health.ber-method ufm or both (list of SPEED=WINDOW:BER; SPEED * "
-        "for every speed); the default is UFM's NDR pair, NDR=12m:1e-14 and NDR=125m:1e-15",
-        ""},
-       set_ufm_windows},
-      {{"health.flap-window", "Window of the link flap and error burst counts", "1m"},
-       duration(IBPULSE_FIELD(health.flap_window), 1s)},
-      {{"health.flap-limit",
-        "LinkDowned + LinkErrorRecovery increases in the flap window above which a port is "
-        "flapping (failing)",
-        "5"},
-       number(0, 1000000, IBPULSE_FIELD(health.flap_limit))},
-      {{"health.burst-errors",
-        "Symbol, link integrity and buffer overrun errors in the flap window above which a port "
-        "is at least degraded",
-        "100"},
-       number(0, UINT32_MAX, IBPULSE_FIELD(health.burst_errors))},
       {{"collect.ext-speeds-layout",
         "PortExtendedSpeedsCounters' layout: auto (per port, as perfquery decides: the RS-FEC "
         "layout where the PMA has RS-FEC counters and PortInfoExtended says RS-FEC is active), "
@@ -648,8 +451,6 @@ const std::vector<KeyDef>& key_defs() {
   return keys;
 }
 
-#undef IBPULSE_FIELD
-
 const KeyDef* find_key(const std::string& name) {
   for (const auto& k : key_defs()) {
     if (k.key.name == name) return &k;
@@ -784,6 +585,12 @@ Result<DaemonConfig> build_config(const std::filesystem::path& file, const Confi
     config.poller.discovery.cache_file = dir / "topology";
     config.poller.discovery.cache_max_age =
         std::chrono::duration_cast<std::chrono::seconds>(config.discovery_cache_max_age);
+  }
+  if (const auto& c = config.health.congestion; c.victim_utilization > c.root_utilization) {
+    return Err(
+        "--congestion.victim-utilization ({}) must not exceed --congestion.root-utilization ({}): "
+        "a port cannot send little and at line rate at once",
+        c.victim_utilization, c.root_utilization);
   }
   config.converter.shard = config.poller.shard;
   if (!config.node_name_map.empty()) {

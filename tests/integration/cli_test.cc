@@ -65,6 +65,15 @@ TEST(Cli, BadArgumentsGiveOneLineAndExitTwo) {
 
 // Values that strtod/strtoull would have turned into something else (0.4ms into a 0 interval,
 // -1 into 2^64-1, 0777 into 511) are refused, naming the setting and the value.
+TEST(Cli, AVictimUtilizationAboveTheRootsIsRefused) {
+  const auto out = run_ibpulse({"run", "--congestion.victim-utilization", "0.95"});
+  EXPECT_NE(out.exit_code, 0);
+  EXPECT_NE(out.err.find("--congestion.victim-utilization (0.95) must not exceed "
+                         "--congestion.root-utilization (0.9)"),
+            std::string::npos)
+      << out.err;
+}
+
 TEST(Cli, BadSettingValuesAreRefusedNotRounded) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
       {{"run", "--poll.counters-interval", "0.4ms"}, "whole number of milliseconds"},
@@ -78,6 +87,9 @@ TEST(Cli, BadSettingValuesAreRefusedNotRounded) {
       {{"run", "--collect.ext-speeds-layout", "RS-FEC"}, "expected auto, legacy or rsfec"},
       {{"run", "--health.ber-spec-by-speed", "HDR:1e-12"}, "expected SPEED=BER"},
       {{"run", "--health.ufm-windows", "NDR=12m:2"}, "expected a BER from 1e-30 to 1"},
+      {{"run", "--congestion.xmit-wait-tick", "0.5ns"}, "whole number of nanoseconds"},
+      {{"run", "--congestion.xmit-wait-tick", "4"}, "expected a duration like 4ns"},
+      {{"run", "--congestion.wait-ratio", "5%"}, "expected a number from 0 to 1"},
   };
   for (const auto& [args, why] : bad) {
     const auto out = run_ibpulse(args);

@@ -1,0 +1,153 @@
+// The link health (health.*) and congestion (congestion.*) configuration keys: docs/health.md
+// and docs/congestion.md say what each does.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <map>
+#include <string_view>
+
+#include "config_setters.h"
+#include "ibpulse/schema/counters.h"
+
+namespace ibpulse::cli {
+namespace {
+
+// A link speed as PortInfo names it (infiniband_port_info's link_speed).
+bool is_speed_name(std::string_view s) {
+  constexpr std::array<std::string_view, 8> kSpeeds = {"SDR", "DDR", "QDR", "FDR",
+                                                       "EDR", "HDR", "NDR", "XDR"};
+  return std::ranges::any_of(kSpeeds, [&](std::string_view name) { return name == s; });
+}
+
+Result<double> ber_value(const std::string& text) {
+  char* end = nullptr;
+  const double f = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !(f >= 1e-30 && f <= 1)) {
+    return Err("expected a BER from 1e-30 to 1, got '{}'", text);
+  }
+  return f;
+}
+
+// health.ber-spec-by-speed: SPEED=BER items.
+Status set_ber_spec_by_speed(DaemonConfig& c, const std::vector<std::string>& v) {
+  std::vector<std::pair<std::string, double>> specs;
+  for (const std::string& item : v) {
+    const size_t eq = item.find('=');
+    const std::string speed = item.substr(0, eq);
+    if (eq == std::string::npos || !is_speed_name(speed)) {
+      return Err("expected SPEED=BER (SPEED one of SDR DDR QDR FDR EDR HDR NDR XDR), got '{}'",
+                 item);
+    }
+    auto ber = ber_value(item.substr(eq + 1));
+    if (!ber) return Err("'{}': {}", item, ber.error());
+    specs.emplace_back(speed, *ber);
+  }
+  c.health.ber_spec_by_speed = std::move(specs);
+  return Ok{};
+}
+
+// health.ufm-windows: SPEED=WINDOW:BER items (SPEED `*`: every speed).
+Status set_ufm_windows(DaemonConfig& c, const std::vector<std::string>& v) {
+  std::vector<exporters::alerts::UfmWindowSetting> windows;
+  for (const std::string& item : v) {
+    const size_t eq = item.find('=');
+    const size_t colon = item.find(':', eq == std::string::npos ? 0 : eq);
+    const std::string speed = item.substr(0, eq);
+    if (eq == std::string::npos || colon == std::string::npos ||
+        !(speed == "*" || is_speed_name(speed))) {
+      return Err("expected SPEED=WINDOW:BER (e.g. NDR=12m:1e-14; SPEED * for all), got '{}'", item);
+    }
+    auto window = parse_duration(item.substr(eq + 1, colon - eq - 1), std::chrono::seconds(1));
+    if (!window) return Err("'{}': {}", item, window.error());
+    auto ber = ber_value(item.substr(colon + 1));
+    if (!ber) return Err("'{}': {}", item, ber.error());
+    windows.push_back({speed == "*" ? std::string() : speed, *window, *ber});
+  }
+  c.health.ufm_windows = std::move(windows);
+  return Ok{};
+}
+
+// A share from 0 to 1 (a utilisation, a wait ratio).
+template <typename Field>
+Setter share(Field field) {
+  return real(0, 1, field);
+}
+
+}  // namespace
+
+std::vector<KeyDef> link_health_keys() {
+  using namespace std::chrono_literals;
+  return {
+      {{"health.ber-window", "Window of the BER gauges and rules", "10m"},
+       duration(IBPULSE_FIELD(health.ber_window), 1s)},
+      {{"health.ber-spec",
+        "BER above which a port fails: symbol errors (post-FEC on FEC links) and RS-FEC "
+        "uncorrectable blocks, judged on the 95% Poisson lower bound of their count",
+        "1e-12"},
+       real(1e-30, 1, IBPULSE_FIELD(health.ber_spec))},
+      {{"health.ber-method",
+        "poisson (the lower bound over health.ber-window), ufm (UFM-style windows: NDR 2.88 "
+        "errors in 12 min, 3 in 125 min, scaled by each port's rate) or both",
+        "poisson"},
+       [](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
+         if (auto one = one_value(v); !one) return one;
+         using exporters::alerts::BerMethod;
+         const std::map<std::string, BerMethod> methods = {{"poisson", BerMethod::kPoisson},
+                                                           {"ufm", BerMethod::kUfm},
+                                                           {"both", BerMethod::kBoth}};
+         const auto found = methods.find(v[0]);
+         if (found == methods.end()) return Err("expected poisson, ufm or both, got '{}'", v[0]);
+         c.health.ber_method = found->second;
+         return Ok{};
+       }},
+      {{"health.ber-spec-by-speed",
+        "Per-speed BER specs overriding health.ber-spec (list of SPEED=BER, e.g. NDR=1e-12)", ""},
+       set_ber_spec_by_speed},
+      {{"health.ufm-windows",
+        "UFM-style windows for health.ber-method ufm or both (list of SPEED=WINDOW:BER; SPEED * "
+        "for every speed); the default is UFM's NDR pair, NDR=12m:1e-14 and NDR=125m:1e-15",
+        ""},
+       set_ufm_windows},
+      {{"health.flap-window", "Window of the link flap and error burst counts", "1m"},
+       duration(IBPULSE_FIELD(health.flap_window), 1s)},
+      {{"health.flap-limit",
+        "LinkDowned + LinkErrorRecovery increases in the flap window above which a port is "
+        "flapping (failing)",
+        "5"},
+       number(0, 1000000, IBPULSE_FIELD(health.flap_limit))},
+      {{"health.burst-errors",
+        "Symbol, link integrity and buffer overrun errors in the flap window above which a port "
+        "is at least degraded",
+        "100"},
+       number(0, UINT32_MAX, IBPULSE_FIELD(health.burst_errors))},
+      {{"congestion.xmit-wait-tick",
+        "The period of a PortXmitWait tick (device-defined: measure yours as docs/congestion.md "
+        "says), from 1ns to 1s: wait ratio = ticks x this / the interval",
+        fmt::format("{}ns", schema::kDefaultXmitWaitTickNs)},
+       [](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
+         if (auto one = one_value(v); !one) return one;
+         auto tick = parse_short_duration(v[0]);
+         if (!tick) return Error{tick.error()};
+         c.converter.xmit_wait_tick = *tick;
+         return Ok{};
+       }},
+      {{"congestion.wait-ratio",
+        "Share of the time a port waits to send (PortXmitWait) from which it is congested, 0-1",
+        "0.05"},
+       share(IBPULSE_FIELD(health.congestion.wait_ratio))},
+      {{"congestion.root-utilization",
+        "Utilisation (of the link's data rate, 0-1) from which a congested port is a root: it "
+        "sends at close to line rate and still waits",
+        "0.9"},
+       share(IBPULSE_FIELD(health.congestion.root_utilization))},
+      {{"congestion.victim-utilization",
+        "Utilisation (0-1) below which a congested port is a victim: it waits because the port "
+        "downstream is blocked",
+        "0.5"},
+       share(IBPULSE_FIELD(health.congestion.victim_utilization))},
+  };
+}
+
+}  // namespace ibpulse::cli
