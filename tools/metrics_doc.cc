@@ -67,6 +67,7 @@ std::string_view extra_labels(std::string_view family) {
   if (family == "infiniband_port_health") return "`state`";
   if (family == "infiniband_port_health_reason_info") return "`reason`";
   if (family == "infiniband_link_health") return "`remote_node_guid`, `remote_port`, `state`";
+  if (family == "infiniband_port_congestion") return "`role` (`root`, `victim`)";
   if (family.find("_vl_") != std::string_view::npos && !family.ends_with("_ratio")) return "`vl`";
   if (family == "infiniband_port_info") {
     return "`node_description`, `node_type`, `system_image_guid`, `lid`, `subnet_prefix`, "

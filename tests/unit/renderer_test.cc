@@ -245,6 +245,47 @@ TEST(Renderer, RsFecTotalsAreCountersAndTheirLanesAreLanes) {
   EXPECT_EQ(helps, 1u);
 }
 
+// The congestion series: a role per port that has one, in port order; victims per root.
+TEST(Renderer, CongestionRolesAndVictimCounts) {
+  alerts::HealthSnapshot h;
+  h.congestion.roots = {{kSwitch, 1, false}};
+  h.congestion.victims = {{kHca, {0}}};
+  std::string text;
+  std::string scratch;
+  FabricRenderer().render_health(h, scratch, [&](std::string_view chunk) { text += chunk; });
+  const std::string hca = "node_guid=\"0x0002c90300000001\",port=\"1\"";
+  const std::string sw = "node_guid=\"0x0002c90300000abc\",port=\"7\"";
+  EXPECT_TRUE(has_line(text, "infiniband_port_congestion{" + hca + ",role=\"victim\"} 1")) << text;
+  EXPECT_LT(text.find(hca + ",role"), text.find(sw + ",role")) << "in port order";
+  EXPECT_TRUE(has_line(text, "infiniband_port_congestion{" + sw + ",role=\"root\"} 1"));
+  EXPECT_TRUE(has_line(text, "infiniband_port_congestion_victims{" + sw + "} 1"));
+  EXPECT_EQ(text.find("infiniband_port_congestion_victims{" + hca), std::string::npos);
+  const testing::LintResult lint = testing::promtool_lint(text);
+  EXPECT_EQ(lint.status, 0) << lint.output;
+}
+
+// PortXmitWait as a share of the interval: 25,000,000 ticks of 4 ns in 1 s.
+TEST(Renderer, XmitWaitRatioOfThePortsThatReadIt) {
+  Converter c({});
+  c.set_topology(fabric(), t0);
+  auto wait = converters::testing::sample(kSwitch, Attribute::kPortCounters, t0);
+  const size_t field = converters::testing::field(Attribute::kPortCounters, "PortXmitWait");
+  c.apply(wait);
+  wait.received = t0 + 1s;
+  wait.values[field] = 25'000'000;
+  c.apply(wait);
+  std::string out;
+  FabricRenderer().render(*c.snapshot(t0 + 1s), out);
+  const std::string series =
+      "\ninfiniband_port_xmit_wait_ratio{node_guid=\"0x0002c90300000abc\",port=\"7\"} ";
+  const size_t at = out.find(series);
+  ASSERT_NE(at, std::string::npos) << out;
+  EXPECT_NEAR(std::stod(out.substr(at + series.size())), 0.1, 1e-6);  // a float's precision
+  EXPECT_EQ(out.find("infiniband_port_xmit_wait_ratio{node_guid=\"0x0002c90300000001\""),
+            std::string::npos)
+      << "the HCA's PortXmitWait was never read";
+}
+
 TEST(Renderer, PromtoolLintsItClean) {
   for (const bool lanes : {false, true}) {
     MetricGroups groups;

@@ -334,6 +334,7 @@ std::shared_ptr<const HealthSnapshot> HealthEngine::evaluate(const FabricSnapsho
   for (CounterHistory* h : m.all)
     h->commit();
   out->links = m.links(s, out->ports);
+  out->congestion = classify_congestion(s, m.options.congestion);
   out->link_of_port.assign(out->ports.size(), HealthSnapshot::kNoLink);
   for (uint32_t l = 0; l < out->links.size(); ++l) {
     for (const collector::PortKey end : {out->links[l].a, out->links[l].b}) {

@@ -95,6 +95,38 @@ void render_links(const HealthSnapshot& h, Output& o) {
   }
 }
 
+// Roots and victims of congestion (congestion.h): a series per port that has a role, and per
+// root the number of victims whose waiting traces to it.
+void render_congestion(const HealthSnapshot& h, Output& o) {
+  const alerts::Congestion& c = h.congestion;
+  const std::string role = fabric_metric("congestion");
+  header(o.text, role,
+         "1 for a port that is a root of congestion (it sends at close to line rate and still "
+         "waits, or waits on a receiver that returns no credits) or a victim (it waits while "
+         "sending little); ports without a role have no series",
+         "gauge");
+  std::string labels;
+  // Both lists are sorted by key: merged, so the series come in port order.
+  size_t r = 0;
+  size_t v = 0;
+  while (r < c.roots.size() || v < c.victims.size()) {
+    const bool root =
+        v == c.victims.size() || (r < c.roots.size() && c.roots[r].key < c.victims[v].key);
+    labels.clear();
+    port_labels(root ? c.roots[r++].key : c.victims[v++].key, "node_guid", "port", labels);
+    gauge_line(o.text, role, labels, 1, root ? ",role=\"root\"" : ",role=\"victim\"");
+    o.done();
+  }
+  const std::string victims = fabric_metric("congestion_victims");
+  header(o.text, victims, "Of a congestion root: the victims whose waiting traces to it", "gauge");
+  for (const alerts::CongestionRoot& root : c.roots) {
+    labels.clear();
+    port_labels(root.key, "node_guid", "port", labels);
+    gauge_line(o.text, victims, labels, root.victims);
+    o.done();
+  }
+}
+
 }  // namespace
 
 void FabricRenderer::render_health(const HealthSnapshot& h, std::string& scratch, const Sink& sink,
@@ -121,6 +153,7 @@ void FabricRenderer::render_health(const HealthSnapshot& h, std::string& scratch
              [](const PortHealth& p) { return static_cast<double>(p.link_flaps); });
   render_states(h, o);
   render_links(h, o);
+  render_congestion(h, o);
   if (!scratch.empty()) sink(scratch);
   scratch.clear();
 }

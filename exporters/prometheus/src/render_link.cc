@@ -1,8 +1,9 @@
-// The `link` group of the fabric renderer: saturation, utilisation and read age, the gauges from
-// discovery and PortInfo, and `infiniband_port_info`.
+// The `link` group of the fabric renderer: saturation, utilisation, transmit wait and read age, the
+// gauges from discovery and PortInfo, and `infiniband_port_info`.
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 #include <iterator>
 #include <optional>
 #include <string>
@@ -54,6 +55,13 @@ void render_port_gauges(const FabricSnapshot& s, const PortLabels& labels, Outpu
   render_gauge(s, labels, o, "rcv_utilization_ratio",
                "Received data rate over the link's data rate, 0..1", [](const PortSnapshot& p) {
                  return p.has(schema::CounterId::kRcvData) ? R(p.utilisation_in) : R();
+               });
+  render_gauge(s, labels, o, "xmit_wait_ratio",
+               "Share of the last interval in which the port had data to send and sent none: "
+               "PortXmitWait ticks x congestion.xmit-wait-tick, 0..1; absent while the counter "
+               "is latched",
+               [](const PortSnapshot& p) {
+                 return std::isnan(p.xmit_wait_ratio) ? R() : R(p.xmit_wait_ratio);
                });
   render_gauge(s, labels, o, "last_read_age_seconds",
                "Seconds since the port's counters were last read successfully",

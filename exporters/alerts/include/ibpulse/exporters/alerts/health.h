@@ -27,6 +27,7 @@
 
 #include "ibpulse/base/result.h"
 #include "ibpulse/converters/snapshot.h"
+#include "ibpulse/exporters/alerts/congestion.h"
 
 namespace ibpulse::exporters::alerts {
 
@@ -67,6 +68,7 @@ struct HealthOptions {
   std::chrono::milliseconds flap_window{std::chrono::minutes(1)};
   uint64_t flap_limit = 5;
   uint64_t burst_errors = 100;
+  CongestionOptions congestion;  // the congestion pass's (congestion.h)
 };
 
 struct PortHealth {
@@ -92,6 +94,7 @@ struct HealthSnapshot {
   // Per entry of `ports`: the index of its link in `links`, kNoLink for a port without one.
   static constexpr uint32_t kNoLink = UINT32_MAX;
   std::vector<uint32_t> link_of_port;
+  Congestion congestion;  // roots and victims (congestion.h)
 
   const PortHealth* find_port(collector::PortKey key) const;  // null: not evaluated
   const LinkHealth* find_link(collector::PortKey key) const;  // the link with `key` at one end
