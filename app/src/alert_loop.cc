@@ -17,9 +17,14 @@ using exporters::alerts::AlertEvent;
 using exporters::alerts::EventKind;
 
 std::string where(const AlertEvent& e) {
-  return fmt::format("node_guid={} port={} node=\"{}\" if_index={}",
-                     collector::guid_string(e.port.node_guid), e.port.port, log_text(e.node_name),
-                     e.if_index);
+  std::string text = fmt::format("node_guid={} port={} node=\"{}\" if_index={}",
+                                 collector::guid_string(e.port.node_guid), e.port.port,
+                                 log_text(e.node_name), e.if_index);
+  if (e.remote) {  // a link's alert: its other end
+    text += fmt::format(" remote_node_guid={} remote_port={}",
+                        collector::guid_string(e.remote->node_guid), e.remote->port);
+  }
+  return text;
 }
 
 }  // namespace

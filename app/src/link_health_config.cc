@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <ctime>
 #include <map>
 #include <string_view>
 
@@ -69,6 +70,40 @@ Status set_ufm_windows(DaemonConfig& c, const std::vector<std::string>& v) {
   return Ok{};
 }
 
+// "2026-11-29T06:00:00Z" (UTC, as RFC 3339 writes it; seconds optional) -> a time point.
+Result<std::chrono::system_clock::time_point> parse_utc(const std::string& text) {
+  std::tm tm{};
+  const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M", &tm);
+  if (end != nullptr && *end == ':') end = strptime(end, ":%S", &tm);
+  if (end == nullptr || std::string_view(end) != "Z") {
+    return Err("expected a UTC time like 2026-11-29T06:00:00Z, got '{}'", text);
+  }
+  return std::chrono::system_clock::from_time_t(timegm(&tm));
+}
+
+// health.maintenance: NODE@UNTIL items, NODE a GUID or a pattern on node names.
+Status set_maintenance(DaemonConfig& c, const std::vector<std::string>& v) {
+  std::vector<exporters::alerts::MaintenanceWindow> windows;
+  for (const std::string& item : v) {
+    const size_t at = item.rfind('@');
+    if (at == std::string::npos || at == 0) {
+      return Err(
+          "expected NODE@UNTIL (a GUID or a node name pattern, then a UTC time like "
+          "2026-11-29T06:00:00Z), got '{}'",
+          item);
+    }
+    const std::string node = item.substr(0, at);
+    if (auto valid = exporters::alerts::check_maintenance_node(node); !valid) {
+      return Err("'{}': {}", item, valid.error());
+    }
+    auto until = parse_utc(item.substr(at + 1));
+    if (!until) return Err("'{}': {}", item, until.error());
+    windows.push_back({node, *until});
+  }
+  c.health.maintenance = std::move(windows);
+  return Ok{};
+}
+
 // A share from 0 to 1 (a utilisation, a wait ratio).
 template <typename Field>
 Setter share(Field field) {
@@ -122,6 +157,17 @@ std::vector<KeyDef> link_health_keys() {
         "is at least degraded",
         "100"},
        number(0, UINT32_MAX, IBPULSE_FIELD(health.burst_errors))},
+      {{"health.maintenance",
+        "Links being worked on, whose alerts are withheld until a time (list of NODE@UNTIL: "
+        "NODE a node GUID or a regular expression on node names, UNTIL a UTC time like "
+        "2026-11-29T06:00:00Z); both ends of a link on such a node are excluded",
+        ""},
+       set_maintenance},
+      {{"health.switch-hold",
+        "After a switch lost power or rebooted (one switch_down alert), how long the alerts of "
+        "its links stay withheld once it is back",
+        "5m"},
+       duration(IBPULSE_FIELD(health.switch_hold), 1s)},
       {{"congestion.xmit-wait-tick",
         "The period of a PortXmitWait tick (device-defined: measure yours as docs/congestion.md "
         "says), from 1ns to 1s: wait ratio = ticks x this / the interval",

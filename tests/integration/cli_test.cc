@@ -90,6 +90,9 @@ TEST(Cli, BadSettingValuesAreRefusedNotRounded) {
       {{"run", "--congestion.xmit-wait-tick", "0.5ns"}, "whole number of nanoseconds"},
       {{"run", "--congestion.xmit-wait-tick", "4"}, "expected a duration like 4ns"},
       {{"run", "--congestion.wait-ratio", "5%"}, "expected a number from 0 to 1"},
+      {{"run", "--health.maintenance", "leaf07"}, "expected NODE@UNTIL"},
+      {{"run", "--health.maintenance", "leaf07@noon"}, "expected a UTC time"},
+      {{"run", "--health.maintenance", "leaf[@2026-11-29T06:00Z"}, "bad regular expression"},
   };
   for (const auto& [args, why] : bad) {
     const auto out = run_ibpulse(args);

@@ -56,6 +56,9 @@ const Default kDefaults[] = {
      Severity::kMajor},
     {"health_failing", "health-failing", RuleKind::kHealth, Condition::kState, 0, 0s, 1min,
      Severity::kCritical},
+    // One alert for a switch that lost power or rebooted, not one per port and peer.
+    {"switch_down", "switch-down", RuleKind::kSwitchDown, Condition::kState, 0, 0s, 1min,
+     Severity::kCritical},
 };
 
 }  // namespace
@@ -84,7 +87,9 @@ std::vector<Rule> default_rules() {
       r.health_reasons = health_rule_reasons(d.counter);
       IBPULSE_CHECK(r.health_reasons != 0, "default rule {} watches {}", d.name, d.counter);
     } else {
-      r.counter = d.kind == RuleKind::kPortDown ? "port-down" : "link-degraded";
+      r.counter = d.kind == RuleKind::kPortDown     ? "port-down"
+                  : d.kind == RuleKind::kSwitchDown ? "switch-down"
+                                                    : "link-degraded";
     }
     rules.push_back(std::move(r));
   }

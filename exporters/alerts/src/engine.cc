@@ -134,16 +134,18 @@ std::optional<double> ThresholdEngine::Impl::measure(const Rule& rule, RuleState
     if (inc->seconds <= 0) return std::nullopt;
     return static_cast<double>(inc->delta) / inc->seconds;
   }
-  if (rule.kind == RuleKind::kHealth) {
-    if (step.health == nullptr) return std::nullopt;
-    const PortHealth& h = step.health->ports[i];
-    if ((h.reasons & rule.health_reasons) == 0) return 0.0;
-    // The value notifications carry: the flaps, or the BER that is above spec.
-    const double v = rule.health_reasons == kReasonFlapping ? static_cast<double>(h.link_flaps)
-                     : !std::isnan(h.symbol_ber) && h.symbol_ber > 0
-                         ? static_cast<double>(h.symbol_ber)
-                         : static_cast<double>(h.effective_ber);
-    return std::isnan(v) || v <= 0 ? 1.0 : v;
+  if (rule.kind == RuleKind::kHealth) return measure_health(rule, step, i);
+  if (rule.kind == RuleKind::kSwitchDown) {
+    // Judged at the switch's first row (port 0), the one instance for the node.
+    if (step.health == nullptr ||
+        (i > 0 && s.ports[i - 1].key.node_guid == s.ports[i].key.node_guid))
+      return std::nullopt;
+    const bool down =
+        std::binary_search(step.health->switches_down.begin(), step.health->switches_down.end(),
+                           s.ports[i].key.node_guid);
+    const bool a_switch = nodes[i] != nullptr && nodes[i]->kind == collector::NodeKind::kSwitch;
+    if (!down && !a_switch) return std::nullopt;
+    return down ? 1.0 : 0.0;
   }
   const collector::Port* link = links[i];
   if (!s.topology || link == nullptr || link->link.state == 0) return std::nullopt;  // not read
@@ -154,6 +156,37 @@ std::optional<double> ThresholdEngine::Impl::measure(const Rule& rule, RuleState
     return down ? 1.0 : 0.0;
   }
   return degraded[i] ? 1.0 : 0.0;
+}
+
+// A link is one thing to alert on: judged at its lower end (the other end if only that one is
+// polled here), on both ends' reasons; the value is the worse end's.
+std::optional<double> ThresholdEngine::Impl::measure_health(const Rule& rule, const Step& step,
+                                                            size_t i) {
+  if (step.health == nullptr) return std::nullopt;
+  const HealthSnapshot& health = *step.health;
+  const PortHealth& h = health.ports[i];
+  const uint32_t l =
+      i < health.link_of_port.size() ? health.link_of_port[i] : HealthSnapshot::kNoLink;
+  const LinkHealth* link = l == HealthSnapshot::kNoLink ? nullptr : &health.links[l];
+  const PortHealth* peer = nullptr;
+  if (link != nullptr) {
+    const collector::PortKey other = link->a == h.key ? link->b : link->a;
+    peer = health.find_port(other);
+    const bool speaks = link->a == h.key || health.find_port(link->a) == nullptr;
+    if (!speaks) return std::nullopt;
+  }
+  const uint16_t reasons = link ? link->reasons : h.reasons;
+  if ((reasons & rule.health_reasons) == 0) return 0.0;
+  // The value notifications carry: the flaps, or the BER that is above spec.
+  const auto value_of = [&](const PortHealth& p) {
+    const double v = rule.health_reasons == kReasonFlapping ? static_cast<double>(p.link_flaps)
+                     : !std::isnan(p.symbol_ber) && p.symbol_ber > 0
+                         ? static_cast<double>(p.symbol_ber)
+                         : static_cast<double>(p.effective_ber);
+    return std::isnan(v) ? 0.0 : v;
+  };
+  const double v = std::max(value_of(h), peer ? value_of(*peer) : 0.0);
+  return v <= 0 ? 1.0 : v;
 }
 
 void ThresholdEngine::Impl::clear(const Rule& rule, const Instance& in, AlertEvent e, Step& step) {
@@ -206,13 +239,27 @@ bool ThresholdEngine::Impl::update(const Rule& rule, Instance& in, std::optional
 
 void ThresholdEngine::Impl::evaluate_port(const Rule& rule, RuleState& st, Step& step, size_t i) {
   const PortSnapshot& p = step.snapshot.ports[i];
+  // A port whose switch (or its peer's) is down or just back, or in maintenance: its alerts
+  // neither raise nor clear meanwhile (switch_down tells of the one event).
+  if (rule.kind != RuleKind::kSwitchDown && step.health != nullptr &&
+      step.health->ports[i].flags != 0) {
+    if (auto held = st.instances.find(p.key); held != st.instances.end())
+      held->second.seen_round = round;
+    return;
+  }
   const std::optional<double> value = measure(rule, st, step, i);
   const bool holds = value && (rule.kind == RuleKind::kCounter ? rule.holds(*value) : *value > 0);
   auto found = st.instances.find(p.key);
   if (!holds && found == st.instances.end()) return;
   Instance& in = found != st.instances.end() ? found->second : st.instances[p.key];
   in.seen_round = round;
-  const AlertEvent where = port_event(EventKind::kRaised, p, nodes[i], step.wall);
+  AlertEvent where = port_event(EventKind::kRaised, p, nodes[i], step.wall);
+  if (rule.kind == RuleKind::kSwitchDown) {
+    where.port.port = 0;
+  } else if (rule.kind == RuleKind::kHealth && step.health != nullptr) {
+    if (const LinkHealth* link = step.health->find_link(p.key))
+      where.remote = link->a == p.key ? link->b : link->a;
+  }
   if (!update(rule, in, value, holds, where, step)) st.instances.erase(p.key);
 }
 

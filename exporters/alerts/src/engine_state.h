@@ -81,6 +81,7 @@ struct ThresholdEngine::Impl {
   void index_ports(const converters::FabricSnapshot& s);
   const std::vector<char>& scope_of(const Rule& rule, RuleState& st,
                                     const converters::FabricSnapshot& s);
+  static std::optional<double> measure_health(const Rule& rule, const Step& step, size_t i);
   // IF-MIB link changes: ifOperStatus leaving or reaching up (the first sight is no change).
   void follow_links(Step& step);
   // The rule's value on port i now; nothing when it cannot be judged.

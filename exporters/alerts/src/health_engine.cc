@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "ber.h"
+#include "health_flags.h"
 #include "history.h"
 #include "ibpulse/collector/link_capability.h"
 #include "ibpulse/converters/if_mib.h"
@@ -91,6 +92,7 @@ HealthState health_state_of(uint16_t reasons) {
 struct HealthEngine::Impl {
   explicit Impl(HealthOptions o)
       : options(std::move(o)),
+        flagger(options),
         symbol(core({CounterId::kSymbolError}), options.ber_window),
         covered_symbol(covered(0), options.ber_window),
         uncorrectable(rs_fec_total("fec_uncorrectable_blocks"), options.ber_window),
@@ -134,6 +136,7 @@ struct HealthEngine::Impl {
   void add_carried(PortHealth& h, Clock::time_point now) const;
 
   HealthOptions options;
+  detail::HealthFlagger flagger;
   CounterHistory symbol, covered_symbol, uncorrectable, corrected, covered_fec;
   CounterHistory corrected_recent, flaps, burst;
   std::vector<std::unique_ptr<CounterHistory>> ufm;  // per options.ufm_windows, if used
@@ -305,7 +308,8 @@ HealthEngine::HealthEngine(HealthOptions options)
 
 HealthEngine::~HealthEngine() = default;
 
-std::shared_ptr<const HealthSnapshot> HealthEngine::evaluate(const FabricSnapshot& s) {
+std::shared_ptr<const HealthSnapshot> HealthEngine::evaluate(
+    const FabricSnapshot& s, std::chrono::system_clock::time_point wall) {
   Impl& m = *impl_;
   if (!m.carried.empty() && s.published >= m.carried_until) m.carried.clear();
   m.index_ports(s);
@@ -335,6 +339,7 @@ std::shared_ptr<const HealthSnapshot> HealthEngine::evaluate(const FabricSnapsho
     h->commit();
   out->links = m.links(s, out->ports);
   out->congestion = classify_congestion(s, m.options.congestion);
+  m.flagger.apply(s, wall, *out);
   out->link_of_port.assign(out->ports.size(), HealthSnapshot::kNoLink);
   for (uint32_t l = 0; l < out->links.size(); ++l) {
     for (const collector::PortKey end : {out->links[l].a, out->links[l].b}) {
@@ -352,7 +357,8 @@ const PortHealth* HealthSnapshot::find_port(collector::PortKey key) const {
 const LinkHealth* HealthSnapshot::find_link(collector::PortKey key) const {
   const PortHealth* port = find_port(key);
   if (port == nullptr) return nullptr;
-  const uint32_t l = link_of_port[static_cast<size_t>(port - ports.data())];
+  const auto i = static_cast<size_t>(port - ports.data());
+  const uint32_t l = i < link_of_port.size() ? link_of_port[i] : kNoLink;  // none: no links
   return l == kNoLink ? nullptr : &links[l];
 }
 

@@ -176,13 +176,15 @@ Status parse_source(const json& j, Rule& r) {
       r.kind = RuleKind::kPortDown;
     } else if (state == "link-degraded") {
       r.kind = RuleKind::kLinkDegraded;
+    } else if (state == "switch-down") {
+      r.kind = RuleKind::kSwitchDown;
     } else if (const uint16_t reasons = health_rule_reasons(state); reasons != 0) {
       r.kind = RuleKind::kHealth;
       r.health_reasons = reasons;
     } else {
       return Err(
-          "state: '{}' is not port-down, link-degraded, ber-above-spec, link-flapping or "
-          "health-failing",
+          "state: '{}' is not port-down, link-degraded, switch-down, ber-above-spec, "
+          "link-flapping or health-failing",
           state);
     }
     r.counter = state;

@@ -127,6 +127,22 @@ void render_congestion(const HealthSnapshot& h, Output& o) {
   }
 }
 
+// One series per switch down (or rebooted in this snapshot): the one thing to alert on when a
+// switch loses power, rather than each of its ports and peers.
+void render_switches_down(const HealthSnapshot& h, Output& o) {
+  const std::string name = "infiniband_switch_down";
+  header(o.text, name,
+         "1 for a switch that is down (every Active port went down, or it left discovery) or "
+         "rebooted (every port's counters cleared at once); no series for other switches",
+         "gauge");
+  std::string labels;
+  for (const uint64_t guid : h.switches_down) {
+    labels.assign("node_guid=\"").append(collector::guid_string(guid)).append("\"");
+    gauge_line(o.text, name, labels, 1);
+    o.done();
+  }
+}
+
 }  // namespace
 
 void FabricRenderer::render_health(const HealthSnapshot& h, std::string& scratch, const Sink& sink,
@@ -154,6 +170,7 @@ void FabricRenderer::render_health(const HealthSnapshot& h, std::string& scratch
   render_states(h, o);
   render_links(h, o);
   render_congestion(h, o);
+  render_switches_down(h, o);
   if (!scratch.empty()) sink(scratch);
   scratch.clear();
 }

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "ibpulse/collector/topology.h"
@@ -35,6 +36,8 @@ struct AlertEvent {
   // The port (all kinds but kRateLimited).
   collector::PortKey port;
   uint32_t if_index = 0;  // default-context ifIndex (0: the port has none)
+  // A link health alert: the link's other end (the port is its lower end).
+  std::optional<collector::PortKey> remote;
   std::string node_name;  // the node-name map's name, else its NodeDescription
   // kLinkDown/kLinkUp: IF-MIB ifAdminStatus / ifOperStatus values to send (1 up, 2 down, ...).
   uint8_t admin_status = 1, oper_status = 2;

@@ -59,6 +59,17 @@ struct UfmWindowSetting {
   double ber = 0;
 };
 
+// health.maintenance: links with an end on a matching node are excluded from alerts (and shown
+// as in maintenance) until `until`.
+struct MaintenanceWindow {
+  std::string node;  // a node GUID ("0x..."), or a regular expression on node names
+  std::chrono::system_clock::time_point until{};
+};
+
+// A maintenance window's node as health.maintenance takes it: "0x" and a GUID, or a valid
+// pattern (the rules' name patterns: POSIX extended, bounded).
+Status check_maintenance_node(const std::string& node);
+
 struct HealthOptions {
   std::chrono::milliseconds ber_window{std::chrono::minutes(10)};
   double ber_spec = 1e-12;
@@ -69,6 +80,16 @@ struct HealthOptions {
   uint64_t flap_limit = 5;
   uint64_t burst_errors = 100;
   CongestionOptions congestion;  // the congestion pass's (congestion.h)
+  std::vector<MaintenanceWindow> maintenance;
+  // After a switch is back from a power loss or reboot, how long its links' own alerts stay
+  // withheld (the switch_down alert told of it; its flaps and link-down counts are its echo).
+  std::chrono::milliseconds switch_hold{std::chrono::minutes(5)};
+};
+
+// PortHealth::flags: why a port's own alerts are withheld. Both ends of a link carry them.
+enum HealthFlag : uint8_t {
+  kFlagSwitchHeld = 1u << 0,   // its switch, or its peer's, is down or just back
+  kFlagMaintenance = 1u << 1,  // health.maintenance names its node or its peer's
 };
 
 struct PortHealth {
@@ -79,6 +100,7 @@ struct PortHealth {
   uint32_t link_flaps = 0;                     // in the flap window
   uint16_t reasons = 0;
   HealthState state = HealthState::kOk;
+  uint8_t flags = 0;  // HealthFlag bits
 };
 
 struct LinkHealth {
@@ -94,7 +116,8 @@ struct HealthSnapshot {
   // Per entry of `ports`: the index of its link in `links`, kNoLink for a port without one.
   static constexpr uint32_t kNoLink = UINT32_MAX;
   std::vector<uint32_t> link_of_port;
-  Congestion congestion;  // roots and victims (congestion.h)
+  Congestion congestion;                // roots and victims (congestion.h)
+  std::vector<uint64_t> switches_down;  // GUIDs, sorted: down, or rebooted in this snapshot
 
   const PortHealth* find_port(collector::PortKey key) const;  // null: not evaluated
   const LinkHealth* find_link(collector::PortKey key) const;  // the link with `key` at one end
@@ -121,7 +144,10 @@ class HealthEngine {
   HealthEngine(const HealthEngine&) = delete;
   HealthEngine& operator=(const HealthEngine&) = delete;
 
-  std::shared_ptr<const HealthSnapshot> evaluate(const converters::FabricSnapshot& snapshot);
+  // `wall`: now, for health.maintenance's end times.
+  std::shared_ptr<const HealthSnapshot> evaluate(
+      const converters::FabricSnapshot& snapshot,
+      std::chrono::system_clock::time_point wall = std::chrono::system_clock::now());
 
   // Before the first evaluate(): the health a restart left. Each saved reason holds, on top of
   // what the fresh windows say, until its own window (BER window, flap window, UFM window) has

@@ -43,7 +43,8 @@ struct Scope {
   bool matches(const collector::Node& node, uint8_t port) const;
 };
 
-enum class RuleKind { kCounter, kPortDown, kLinkDegraded, kHealth };
+// kSwitchDown: one instance per switch (port 0), raised while health says it is down.
+enum class RuleKind { kCounter, kPortDown, kLinkDegraded, kHealth, kSwitchDown };
 enum class Comparison { kAbove, kAtLeast, kBelow, kAtMost };
 
 struct Rule {
