@@ -1,0 +1,197 @@
+#include "traffic_generator.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <limits>
+#include <set>
+#include <thread>
+
+namespace ibpulse::sim {
+namespace {
+
+constexpr size_t kLinesPerBatch = 4096;
+
+// Amounts are cumulative: each tick injects what the active time so far calls for minus what
+// was already injected, so totals are exact whatever the ticks' lengths.
+double due(double per_second, Generator::Clock::duration active) {
+  return per_second *
+         static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(active).count()) /
+         1e9;
+}
+
+}  // namespace
+
+uint64_t saturating_add(uint64_t a, uint64_t b) {
+  return a > std::numeric_limits<uint64_t>::max() - b ? std::numeric_limits<uint64_t>::max()
+                                                      : a + b;
+}
+
+std::string set_line(const DumpPort& p, std::string_view attribute, std::string_view field,
+                     uint64_t value) {
+  return fmt::format("PerformanceSet \"{}\"[{}] {}.{}={}", p.node, p.port, attribute, field, value);
+}
+
+Status Generator::prepare() {
+  std::map<std::pair<std::string_view, unsigned>, size_t> index;
+  for (const auto& p : ports_) {
+    if (!p.linked() || !p.active()) continue;
+    index.emplace(std::pair<std::string_view, unsigned>{p.node, p.port}, targets_.size());
+    targets_.push_back(Target{&p, {}, {}, false});
+    report_.ports.push_back(PortInjection{p.node, p.port, 0, 0, 0, 0, {}, {}});
+  }
+  if (targets_.empty()) return Err("the fabric has no active link");
+  for (size_t i = 0; i < targets_.size(); ++i) {
+    const DumpPort& p = *targets_[i].port;
+    auto peer = index.find({p.remote_node, p.remote_port});
+    if (peer == index.end() || options_.utilization <= 0) continue;
+    auto rate = link_bytes_per_second(p.width, p.speed);
+    if (!rate) return Err("unknown link rate {} {} at {}[{}]", p.width, p.speed, p.node, p.port);
+    directions_.push_back(Direction{i, peer->second, *rate * options_.utilization, {}, 0, 0});
+  }
+  return attach_error_rules();
+}
+
+Result<TrafficReport> Generator::run(const std::atomic<bool>& stop, const TickFn& on_tick) {
+  const auto start = Clock::now();
+  auto last = start;
+  while (true) {
+    const auto next = last + options_.tick;
+    while (Clock::now() < next && !stop.load())
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    auto now = Clock::now();
+    const double elapsed = std::chrono::duration<double>(now - start).count();
+    const bool finished = stop.load() || (options_.duration_s && elapsed >= *options_.duration_s);
+    if (options_.duration_s && elapsed > *options_.duration_s) {
+      now = start + std::chrono::duration_cast<Clock::duration>(
+                        std::chrono::duration<double>(*options_.duration_s));
+    }
+    if (auto ticked = tick(now - last); !ticked) {
+      return Error{ticked.error()};
+    }
+    last = now;
+    report_.seconds = std::chrono::duration<double>(now - start).count();
+    if (on_tick) on_tick(report_);
+    if (finished) return report_;
+  }
+}
+
+Status Generator::attach_error_rules() {
+  for (const auto& spec : options_.errors) {
+    const PmaAttribute* attribute = find_pma_attribute(spec.attribute);
+    size_t matched = 0;
+    for (auto& t : targets_) {
+      if (spec.where && (spec.where->node != t.port->node ||
+                         (spec.where->port != 0 && spec.where->port != t.port->port))) {
+        continue;
+      }
+      t.rules.push_back(ErrorRule{attribute, spec.field, spec.per_second, {}, 0});
+      ++matched;
+    }
+    if (matched == 0) {
+      return Err("error rule {}.{} matches no active linked port", spec.attribute, spec.field);
+    }
+  }
+  return Ok{};
+}
+
+Status Generator::read_counters(Target& t) {
+  std::set<const PmaAttribute*> needed;
+  if (!directions_.empty()) {
+    needed.insert(find_pma_attribute("PortCounters"));
+    needed.insert(find_pma_attribute("PortCountersExtended"));
+  }
+  for (const auto& r : t.rules)
+    needed.insert(r.attribute);
+  t.current.clear();
+  for (const PmaAttribute* a : needed) {
+    auto values = reader_->read(*a, t.port->lid, t.port->port);
+    if (!values) return Error{values.error()};
+    t.current.emplace(a->name, std::move(*values));
+  }
+  return Ok{};
+}
+
+void Generator::add(size_t target, std::string_view attribute, std::string_view field,
+                    uint64_t delta) {
+  Target& t = targets_[target];
+  const uint64_t now = t.current[attribute][std::string(field)];
+  const uint64_t value = saturating_add(now, delta);
+  const PmaField* f = find_pma_field(*find_pma_attribute(attribute), field);
+  if (f->width < 64 && value >= (uint64_t{1} << f->width) - 1) {
+    auto& latched = report_.ports[target].latched;
+    const std::string name = fmt::format("{}.{}", attribute, field);
+    if (std::find(latched.begin(), latched.end(), name) == latched.end()) latched.push_back(name);
+  }
+  lines_.push_back(set_line(*t.port, attribute, field, value));
+}
+
+void Generator::move_traffic(Clock::duration dt) {
+  for (auto& d : directions_) {
+    if (!targets_[d.from].readable || !targets_[d.to].readable) continue;
+    d.active += dt;
+    const auto dwords_due = static_cast<uint64_t>(due(d.bytes_per_s, d.active) / 4);
+    const uint64_t pkts_due = (dwords_due * 4 + options_.packet_bytes - 1) / options_.packet_bytes;
+    const uint64_t dwords = dwords_due - d.dwords;
+    const uint64_t pkts = pkts_due - d.pkts;
+    if (dwords == 0) continue;
+    d.dwords = dwords_due;
+    d.pkts = pkts_due;
+    for (std::string_view attribute : {"PortCounters", "PortCountersExtended"}) {
+      add(d.from, attribute, "PortXmitData", dwords);
+      add(d.from, attribute, "PortXmitPkts", pkts);
+      add(d.to, attribute, "PortRcvData", dwords);
+      add(d.to, attribute, "PortRcvPkts", pkts);
+    }
+    add(d.from, "PortCountersExtended", "PortUnicastXmitPkts", pkts);
+    add(d.to, "PortCountersExtended", "PortUnicastRcvPkts", pkts);
+    report_.ports[d.from].xmit_data_dwords += dwords;
+    report_.ports[d.from].xmit_pkts += pkts;
+    report_.ports[d.to].rcv_data_dwords += dwords;
+    report_.ports[d.to].rcv_pkts += pkts;
+  }
+}
+
+void Generator::inject_errors(Clock::duration dt) {
+  for (size_t i = 0; i < targets_.size(); ++i) {
+    if (!targets_[i].readable) continue;
+    for (auto& r : targets_[i].rules) {
+      r.active += dt;
+      const auto total = static_cast<uint64_t>(due(r.per_second, r.active));
+      const uint64_t n = total - r.injected;
+      if (n == 0) continue;
+      r.injected = total;
+      add(i, r.attribute->name, r.field, n);
+      report_.ports[i].errors[fmt::format("{}.{}", r.attribute->name, r.field)] += n;
+    }
+  }
+}
+
+Status Generator::tick(Clock::duration dt) {
+  size_t unreadable = 0;
+  for (auto& t : targets_) {
+    auto read = read_counters(t);
+    t.readable = read.ok();
+    if (!read) {
+      ++unreadable;
+      spdlog::debug("traffic: skipping {}[{}] this tick: {}", t.port->node, t.port->port,
+                    read.error());
+    }
+  }
+  if (unreadable > 0) spdlog::warn("traffic: {} port(s) could not be read this tick", unreadable);
+  lines_.clear();
+  move_traffic(dt);
+  inject_errors(dt);
+  Console con = console(fabric_);
+  for (size_t at = 0; at < lines_.size(); at += kLinesPerBatch) {
+    const size_t n = std::min(kLinesPerBatch, lines_.size() - at);
+    auto sent = con.send(std::span<const std::string>(lines_.data() + at, n));
+    if (!sent) return Error{sent.error()};
+  }
+  report_.console_lines += lines_.size();
+  ++report_.ticks;
+  return Ok{};
+}
+
+}  // namespace ibpulse::sim
