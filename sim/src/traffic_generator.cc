@@ -38,7 +38,7 @@ Status Generator::prepare() {
   for (const auto& p : ports_) {
     if (!p.linked() || !p.active()) continue;
     index.emplace(std::pair<std::string_view, unsigned>{p.node, p.port}, targets_.size());
-    targets_.push_back(Target{&p, {}, {}, false});
+    targets_.push_back(Target{&p, {}, {}, {}, false});
     report_.ports.push_back(PortInjection{p.node, p.port, 0, 0, 0, 0, {}, {}});
   }
   if (targets_.empty()) return Err("the fabric has no active link");
@@ -99,8 +99,8 @@ Status Generator::attach_error_rules() {
 Status Generator::read_counters(Target& t) {
   std::set<const PmaAttribute*> needed;
   if (!directions_.empty()) {
-    needed.insert(find_pma_attribute("PortCounters"));
-    needed.insert(find_pma_attribute("PortCountersExtended"));
+    needed.insert(counters_);
+    needed.insert(extended_);
   }
   for (const auto& r : t.rules)
     needed.insert(r.attribute);
@@ -113,18 +113,41 @@ Status Generator::read_counters(Target& t) {
   return Ok{};
 }
 
-void Generator::add(size_t target, std::string_view attribute, std::string_view field,
+void Generator::add(size_t target, const PmaAttribute* attribute, std::string_view field,
                     uint64_t delta) {
-  Target& t = targets_[target];
-  const uint64_t now = t.current[attribute][std::string(field)];
-  const uint64_t value = saturating_add(now, delta);
-  const PmaField* f = find_pma_field(*find_pma_attribute(attribute), field);
-  if (f->width < 64 && value >= (uint64_t{1} << f->width) - 1) {
-    auto& latched = report_.ports[target].latched;
-    const std::string name = fmt::format("{}.{}", attribute, field);
-    if (std::find(latched.begin(), latched.end(), name) == latched.end()) latched.push_back(name);
+  auto& pending = targets_[target].pending;
+  const PmaField* f = find_pma_field(*attribute, field);
+  auto same = std::find_if(pending.begin(), pending.end(), [&](const PendingAdd& a) {
+    return a.attribute == attribute && a.field == f;
+  });
+  if (same == pending.end()) {
+    pending.push_back(PendingAdd{attribute, f, delta});
+  } else {
+    same->delta = saturating_add(same->delta, delta);
   }
-  lines_.push_back(set_line(*t.port, attribute, field, value));
+}
+
+// One PerformanceSet line per port and field moved this tick: the value read + the summed deltas.
+void Generator::write_pending() {
+  for (size_t i = 0; i < targets_.size(); ++i) {
+    Target& t = targets_[i];
+    for (const PendingAdd& a : t.pending) {
+      const uint64_t now = t.current[a.attribute->name][std::string(a.field->name)];
+      const uint64_t value = saturating_add(now, a.delta);
+      if (a.field->width < 64 && value >= (uint64_t{1} << a.field->width) - 1) {
+        note_latched(i, fmt::format("{}.{}", a.attribute->name, a.field->name));
+      }
+      lines_.push_back(set_line(*t.port, a.attribute->name, a.field->name, value));
+    }
+    t.pending.clear();
+  }
+}
+
+void Generator::note_latched(size_t target, std::string name) {
+  auto& latched = report_.ports[target].latched;
+  if (std::find(latched.begin(), latched.end(), name) == latched.end()) {
+    latched.push_back(std::move(name));
+  }
 }
 
 void Generator::move_traffic(Clock::duration dt) {
@@ -138,14 +161,14 @@ void Generator::move_traffic(Clock::duration dt) {
     if (dwords == 0) continue;
     d.dwords = dwords_due;
     d.pkts = pkts_due;
-    for (std::string_view attribute : {"PortCounters", "PortCountersExtended"}) {
+    for (const PmaAttribute* attribute : {counters_, extended_}) {
       add(d.from, attribute, "PortXmitData", dwords);
       add(d.from, attribute, "PortXmitPkts", pkts);
       add(d.to, attribute, "PortRcvData", dwords);
       add(d.to, attribute, "PortRcvPkts", pkts);
     }
-    add(d.from, "PortCountersExtended", "PortUnicastXmitPkts", pkts);
-    add(d.to, "PortCountersExtended", "PortUnicastRcvPkts", pkts);
+    add(d.from, extended_, "PortUnicastXmitPkts", pkts);
+    add(d.to, extended_, "PortUnicastRcvPkts", pkts);
     report_.ports[d.from].xmit_data_dwords += dwords;
     report_.ports[d.from].xmit_pkts += pkts;
     report_.ports[d.to].rcv_data_dwords += dwords;
@@ -162,7 +185,7 @@ void Generator::inject_errors(Clock::duration dt) {
       const uint64_t n = total - r.injected;
       if (n == 0) continue;
       r.injected = total;
-      add(i, r.attribute->name, r.field, n);
+      add(i, r.attribute, r.field, n);
       report_.ports[i].errors[fmt::format("{}.{}", r.attribute->name, r.field)] += n;
     }
   }
@@ -183,6 +206,7 @@ Status Generator::tick(Clock::duration dt) {
   lines_.clear();
   move_traffic(dt);
   inject_errors(dt);
+  write_pending();
   Console con = console(fabric_);
   for (size_t at = 0; at < lines_.size(); at += kLinesPerBatch) {
     const size_t n = std::min(kLinesPerBatch, lines_.size() - at);

@@ -45,10 +45,20 @@ class Generator {
     uint64_t injected = 0;
   };
 
+  // A counter delta due this tick. Deltas for one field are summed before its one write: each
+  // write sets current + delta, so a second write would overwrite the first (two error rules
+  // for one field of a port).
+  struct PendingAdd {
+    const PmaAttribute* attribute;
+    const PmaField* field;
+    uint64_t delta;
+  };
+
   struct Target {
     const DumpPort* port;
     std::vector<ErrorRule> rules;
     std::map<std::string_view, CounterValues> current;  // attribute name -> values this tick
+    std::vector<PendingAdd> pending;
     bool readable = false;
   };
 
@@ -63,7 +73,9 @@ class Generator {
 
   Status attach_error_rules();
   Status read_counters(Target& t);
-  void add(size_t target, std::string_view attribute, std::string_view field, uint64_t delta);
+  void add(size_t target, const PmaAttribute* attribute, std::string_view field, uint64_t delta);
+  void write_pending();
+  void note_latched(size_t target, std::string name);
   void move_traffic(Clock::duration dt);
   void inject_errors(Clock::duration dt);
   Status tick(Clock::duration dt);
@@ -72,6 +84,8 @@ class Generator {
   const TrafficOptions& options_;
   std::vector<DumpPort> ports_;
   std::unique_ptr<PmaReader> reader_;
+  const PmaAttribute* counters_ = find_pma_attribute("PortCounters");
+  const PmaAttribute* extended_ = find_pma_attribute("PortCountersExtended");
   std::vector<Target> targets_;
   std::vector<Direction> directions_;
   std::vector<std::string> lines_;

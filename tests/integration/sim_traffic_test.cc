@@ -94,6 +94,18 @@ TEST(SimTraffic, ErrorCountersMoveByExactlyTheReportedCount) {
       << "rule was for Hca2 only";
 }
 
+// Each tick writes current + delta; two rules for one field must add up, not overwrite.
+TEST(SimTraffic, TwoRulesOnOneCounterBothCount) {
+  const uint64_t before = fabric().perfquery("Hca1", 1, "SymbolErrorCounter");
+  const auto report = run_traffic(
+      {"--errors", "SymbolErrorCounter=10@Hca1[1],SymbolErrorCounter=4@Hca1", "--duration", "1"});
+  const uint64_t injected =
+      port_report(report, "Hca1", 1).at("errors").at("PortCounters.SymbolErrorCounter");
+  EXPECT_EQ(injected, 14u);
+  EXPECT_EQ(fabric().perfquery("Hca1", 1, "SymbolErrorCounter"), before + injected)
+      << "both rules' errors are written, not only the last one's";
+}
+
 TEST(SimTraffic, ThirtyTwoBitCountersLatchWhileExtendedOnesKeepCounting) {
   fabric().set("PerformanceSet \"Hca3\"[1] PortCounters.PortXmitData=4294967000");
   const uint64_t ext_before = fabric().perfquery("Hca3", 1, "PortXmitData", true);
