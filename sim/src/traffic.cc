@@ -5,6 +5,7 @@
 #include <set>
 
 #include "pma_reader.h"
+#include "traffic_congestion.h"
 #include "traffic_generator.h"
 
 namespace ibpulse::sim {
@@ -26,8 +27,13 @@ Result<TrafficReport> run_traffic(const FabricState& fabric, const TrafficOption
   if (options.utilization < 0 || options.utilization > 1) {
     return Err("utilization must be between 0 and 1, got {}", options.utilization);
   }
-  if (options.utilization == 0 && options.errors.empty()) {
-    return Err("nothing to generate: give a utilization above 0 or error rules");
+  if (auto congestion = check_congestion_options(options); !congestion) {
+    return Error{congestion.error()};
+  }
+  if (options.utilization == 0 && options.errors.empty() && !options.hot_spot && !options.stuck) {
+    return Err(
+        "nothing to generate: give a utilization above 0, error rules or a congestion "
+        "scenario");
   }
   if (options.packet_bytes == 0) return Err("packet size must be positive");
   auto ports = dump_ports(fabric);

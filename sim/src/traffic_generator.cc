@@ -34,23 +34,49 @@ std::string set_line(const DumpPort& p, std::string_view attribute, std::string_
 }
 
 Status Generator::prepare() {
-  std::map<std::pair<std::string_view, unsigned>, size_t> index;
+  std::vector<const DumpPort*> driven;
   for (const auto& p : ports_) {
     if (!p.linked() || !p.active()) continue;
-    index.emplace(std::pair<std::string_view, unsigned>{p.node, p.port}, targets_.size());
-    targets_.push_back(Target{&p, {}, {}, {}, false});
-    report_.ports.push_back(PortInjection{p.node, p.port, 0, 0, 0, 0, {}, {}});
+    driven.push_back(&p);
+    targets_.push_back(Target{&p, {}, std::nullopt, {}, {}, false});
+    report_.ports.push_back(PortInjection{p.node, p.port, 0, 0, 0, 0, {}, {}, 0, ""});
   }
   if (targets_.empty()) return Err("the fabric has no active link");
+  auto plan = plan_congestion(driven, options_);
+  if (!plan) return Error{plan.error()};
+  if (auto directed = add_directions(*plan); !directed) return directed;
+  attach_wait_rules(*plan);
+  return attach_error_rules();
+}
+
+// Each port transmits at the share its congestion role gives it, else at the utilization; the
+// peer's Rcv counters follow.
+Status Generator::add_directions(const std::vector<CongestedPort>& plan) {
+  std::map<std::pair<std::string_view, unsigned>, size_t> index;
+  for (size_t i = 0; i < targets_.size(); ++i) {
+    index.emplace(
+        std::pair<std::string_view, unsigned>{targets_[i].port->node, targets_[i].port->port}, i);
+  }
   for (size_t i = 0; i < targets_.size(); ++i) {
     const DumpPort& p = *targets_[i].port;
+    const double share =
+        plan[i].role == CongestionRole::kNone ? options_.utilization : plan[i].utilization;
     auto peer = index.find({p.remote_node, p.remote_port});
-    if (peer == index.end() || options_.utilization <= 0) continue;
+    if (peer == index.end() || share <= 0) continue;
     auto rate = link_bytes_per_second(p.width, p.speed);
     if (!rate) return Err("unknown link rate {} {} at {}[{}]", p.width, p.speed, p.node, p.port);
-    directions_.push_back(Direction{i, peer->second, *rate * options_.utilization, {}, 0, 0});
+    directions_.push_back(Direction{i, peer->second, *rate * share, {}, 0, 0});
   }
-  return attach_error_rules();
+  return Ok{};
+}
+
+void Generator::attach_wait_rules(const std::vector<CongestedPort>& plan) {
+  const double per_second = xmit_wait_per_second(options_);
+  for (size_t i = 0; i < targets_.size(); ++i) {
+    report_.ports[i].role = role_name(plan[i].role);
+    if (plan[i].role == CongestionRole::kNone || per_second <= 0) continue;
+    targets_[i].wait = ErrorRule{counters_, "PortXmitWait", per_second, {}, 0};
+  }
 }
 
 Result<TrafficReport> Generator::run(const std::atomic<bool>& stop, const TickFn& on_tick) {
@@ -104,6 +130,10 @@ Status Generator::read_counters(Target& t) {
   }
   for (const auto& r : t.rules)
     needed.insert(r.attribute);
+  if (t.wait) {
+    needed.insert(counters_);
+    needed.insert(&vl_xmit_wait_attribute());
+  }
   t.current.clear();
   for (const PmaAttribute* a : needed) {
     auto values = reader_->read(*a, t.port->lid, t.port->port);
@@ -180,15 +210,33 @@ void Generator::inject_errors(Clock::duration dt) {
   for (size_t i = 0; i < targets_.size(); ++i) {
     if (!targets_[i].readable) continue;
     for (auto& r : targets_[i].rules) {
-      r.active += dt;
-      const auto total = static_cast<uint64_t>(due(r.per_second, r.active));
-      const uint64_t n = total - r.injected;
+      const uint64_t n = advance(r, dt);
       if (n == 0) continue;
-      r.injected = total;
       add(i, r.attribute, r.field, n);
       report_.ports[i].errors[fmt::format("{}.{}", r.attribute->name, r.field)] += n;
     }
   }
+}
+
+// PortXmitWait and its VL 0 copy move together; the copy, 16 bits wide, latches at once.
+void Generator::inject_waits(Clock::duration dt) {
+  for (size_t i = 0; i < targets_.size(); ++i) {
+    if (!targets_[i].readable || !targets_[i].wait) continue;
+    const uint64_t n = advance(*targets_[i].wait, dt);
+    if (n == 0) continue;
+    add(i, counters_, "PortXmitWait", n);
+    add(i, &vl_xmit_wait_attribute(), "PortVLXmitWaitCounters0", n);
+    report_.ports[i].xmit_wait += n;
+  }
+}
+
+// What a rule owes after `dt` more active time; the rule counts it as injected.
+uint64_t Generator::advance(ErrorRule& rule, Clock::duration dt) {
+  rule.active += dt;
+  const auto total = static_cast<uint64_t>(due(rule.per_second, rule.active));
+  const uint64_t n = total - rule.injected;
+  rule.injected = total;
+  return n;
 }
 
 Status Generator::tick(Clock::duration dt) {
@@ -206,6 +254,7 @@ Status Generator::tick(Clock::duration dt) {
   lines_.clear();
   move_traffic(dt);
   inject_errors(dt);
+  inject_waits(dt);
   write_pending();
   Console con = console(fabric_);
   for (size_t at = 0; at < lines_.size(); at += kLinesPerBatch) {

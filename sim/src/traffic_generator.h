@@ -1,7 +1,7 @@
 #pragma once
 // The traffic generator's state and tick (see ibpulse/sim/traffic.h for the model): the ports
-// it drives, each direction of each link, the error rules, and the PerformanceSet lines of one
-// tick.
+// it drives, each direction of each link, the error and congestion wait rules, and the
+// PerformanceSet lines of one tick.
 //
 // Thread safety: one thread; `stop` may be set from any thread or a signal handler.
 
@@ -10,12 +10,14 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "ibpulse/sim/traffic.h"
 #include "pma_reader.h"
+#include "traffic_congestion.h"
 
 namespace ibpulse::sim {
 
@@ -57,6 +59,7 @@ class Generator {
   struct Target {
     const DumpPort* port;
     std::vector<ErrorRule> rules;
+    std::optional<ErrorRule> wait;  // PortXmitWait of a congestion root or victim
     std::map<std::string_view, CounterValues> current;  // attribute name -> values this tick
     std::vector<PendingAdd> pending;
     bool readable = false;
@@ -71,6 +74,8 @@ class Generator {
     uint64_t pkts = 0;
   };
 
+  Status add_directions(const std::vector<CongestedPort>& plan);
+  void attach_wait_rules(const std::vector<CongestedPort>& plan);
   Status attach_error_rules();
   Status read_counters(Target& t);
   void add(size_t target, const PmaAttribute* attribute, std::string_view field, uint64_t delta);
@@ -78,6 +83,8 @@ class Generator {
   void note_latched(size_t target, std::string name);
   void move_traffic(Clock::duration dt);
   void inject_errors(Clock::duration dt);
+  void inject_waits(Clock::duration dt);
+  static uint64_t advance(ErrorRule& rule, Clock::duration dt);
   Status tick(Clock::duration dt);
 
   const FabricState& fabric_;

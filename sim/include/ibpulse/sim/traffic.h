@@ -7,6 +7,12 @@
 // side's transmit is the other side's receive), in PortCounters (32 bits, latching as ibsim
 // clamps) and PortCountersExtended (64 bits) alike.
 //
+// Congestion scenarios (a hot spot, a stuck receiver) route every other HCA port toward one
+// HCA port by the shortest path and make the switch port feeding it the ROOT of a congestion
+// tree and every other egress port on those paths a VICTIM: both wait (PortXmitWait, and its
+// VL 0 copy) and transmit at fixed shares of their link's data rate, while the other ports
+// keep `utilization`. The model and its tie-break: sim/src/traffic_congestion.h.
+//
 // Thread safety: run_traffic blocks its caller; `stop` may be set from any thread or a signal
 // handler.
 
@@ -33,6 +39,16 @@ struct TrafficOptions {
   std::vector<ErrorSpec> errors;
   unsigned packet_bytes = 2048;          // average packet size: packets = bytes / this
   std::chrono::milliseconds tick{1000};  // a tick takes longer when the fabric is large
+
+  // Congestion: at most one of these. NODE (by name or 0x node/port GUID) must be an HCA;
+  // port 0 picks its lowest-numbered active linked port.
+  std::optional<PortSpec> hot_spot;  // root sends at 100%, victims at victim_utilization
+  std::optional<PortSpec> stuck;     // root sends nothing, victims at victim_utilization
+  double wait_ratio = 0.5;           // 0..1: share of the time root and victims wait
+  double victim_utilization = 0.2;   // 0..1 of a victim's link data rate
+  // PortXmitWait's tick, which the library cannot know (schema::kDefaultXmitWaitTickNs is the
+  // ibpulse default; this library depends on base only, so the caller passes it).
+  double xmit_wait_tick_ns = 4;
 };
 
 // What one port was given, in the units the counters use.
@@ -45,6 +61,8 @@ struct PortInjection {
   uint64_t rcv_pkts = 0;
   std::map<std::string, uint64_t> errors;  // "PortCounters.SymbolErrorCounter" -> count
   std::vector<std::string> latched;        // 32/16-bit fields that reached all ones
+  uint64_t xmit_wait = 0;                  // PortXmitWait ticks (congestion scenarios)
+  std::string role;                        // "root", "victim" or "" (congestion scenarios)
 };
 
 struct TrafficReport {
