@@ -2,6 +2,8 @@
 // in the 32-bit and the 64-bit copies, and never step backwards.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "sim_fabric.h"
@@ -117,6 +119,148 @@ TEST(SimTraffic, ThirtyTwoBitCountersLatchWhileExtendedOnesKeepCounting) {
                   kMadSlackDwords, "extended keeps counting");
   const auto latched = hca.at("latched").get<std::vector<std::string>>();
   EXPECT_NE(std::find(latched.begin(), latched.end(), "PortCounters.PortXmitData"), latched.end());
+}
+
+uint64_t xmit_wait(const std::string& node, unsigned port) {
+  return fabric().perfquery(node, port, "PortXmitWait");
+}
+
+uint64_t vl0_xmit_wait(const std::string& node, unsigned port) {
+  const auto out = fabric().exec({"perfquery", "--vlxmitcounters",
+                                  std::to_string(fabric().lid(node, port)), std::to_string(port)});
+  if (out.exit_code != 0) throw std::runtime_error("perfquery --vlxmitcounters: " + out.err);
+  return perfquery_field(out.out, "PortVLXmitWait0");
+}
+
+// MADs never move PortXmitWait: exact, up to where the 32-bit field latches (repeated runs).
+void expect_wait_moved_by(uint64_t before, uint64_t after, uint64_t injected,
+                          const std::string& what) {
+  EXPECT_EQ(after, std::min(before + injected, kLatch32)) << what;
+}
+
+bool has(const nlohmann::json& port, const std::string& latched_field) {
+  const auto latched = port.at("latched").get<std::vector<std::string>>();
+  return std::find(latched.begin(), latched.end(), latched_field) != latched.end();
+}
+
+// The roles the report gives, "node[port]" -> role, for the ports that have one.
+std::map<std::string, std::string> roles(const nlohmann::json& report) {
+  std::map<std::string, std::string> out;
+  for (const auto& p : report.at("ports")) {
+    if (p.at("role") != "") {
+      out[p.at("node").get<std::string>() + "[" + std::to_string(p.at("port").get<unsigned>()) +
+          "]"] = p.at("role");
+    }
+  }
+  return out;
+}
+
+// net.2sw2path4hca: Hca1, Hca3 on Switch1[1], [2]; Hca2, Hca4 on Switch2[1], [2]; the switches
+// linked by their ports 3 and 5. Senders on Switch2 reach Switch1 by port 3, the lower one.
+TEST(SimTraffic, HotSpotRootSendsAtLineRateAndRootAndVictimsWait) {
+  const uint64_t root_wait = xmit_wait("Switch1", 2);
+  const uint64_t trunk_wait = xmit_wait("Switch2", 3);
+  const uint64_t sender_wait = xmit_wait("Hca4", 1);
+  const uint64_t spare_wait = xmit_wait("Switch2", 5);
+  const uint64_t other_wait = xmit_wait("Switch1", 1);
+  const uint64_t root_xmit = fabric().perfquery("Switch1", 2, "PortXmitData", true);
+  const uint64_t hot_rcv = fabric().perfquery("Hca3", 1, "PortRcvData", true);
+  const uint64_t spare_xmit = fabric().perfquery("Switch2", 5, "PortXmitData", true);
+  const auto report = run_traffic({"--hot-spot", "Hca3", "--duration", "2"});
+
+  EXPECT_EQ(roles(report), (std::map<std::string, std::string>{{"Switch1[2]", "root"},
+                                                               {"Switch2[3]", "victim"},
+                                                               {"Hca1[1]", "victim"},
+                                                               {"Hca2[1]", "victim"},
+                                                               {"Hca4[1]", "victim"}}));
+  const auto& root = port_report(report, "Switch1", 2);
+  const auto& trunk = port_report(report, "Switch2", 3);
+  // 4x SDR carries 1 GB/s of data: 2 s at 100% = 500,000,000 dwords, at 20% 100,000,000.
+  // Waiting half the time in 4 ns ticks: 0.5 * 2 s / 4 ns = 250,000,000 ticks.
+  const uint64_t root_sent = root.at("xmit_data_dwords");
+  EXPECT_EQ(root_sent, 500000000u);
+  EXPECT_EQ(trunk.at("xmit_data_dwords").get<uint64_t>(), 100000000u);
+  EXPECT_EQ(root.at("xmit_wait").get<uint64_t>(), 250000000u);
+  EXPECT_EQ(trunk.at("xmit_wait").get<uint64_t>(), 250000000u);
+  EXPECT_EQ(port_report(report, "Hca4", 1).at("xmit_wait").get<uint64_t>(), 250000000u);
+  EXPECT_EQ(port_report(report, "Switch2", 5).at("xmit_wait").get<uint64_t>(), 0u);
+
+  expect_wait_moved_by(root_wait, xmit_wait("Switch1", 2), root.at("xmit_wait"), "root");
+  expect_wait_moved_by(trunk_wait, xmit_wait("Switch2", 3), trunk.at("xmit_wait"), "trunk");
+  expect_wait_moved_by(sender_wait, xmit_wait("Hca4", 1),
+                       port_report(report, "Hca4", 1).at("xmit_wait"), "sender");
+  EXPECT_EQ(xmit_wait("Switch2", 5), spare_wait) << "the parallel link not taken";
+  EXPECT_EQ(xmit_wait("Switch1", 1), other_wait) << "toward a sender, off every path";
+  expect_moved_by(root_xmit, fabric().perfquery("Switch1", 2, "PortXmitData", true), root_sent,
+                  kMadSlackDwords, "root transmits at line rate");
+  expect_moved_by(hot_rcv, fabric().perfquery("Hca3", 1, "PortRcvData", true), root_sent,
+                  kMadSlackDwords, "the hot spot receives it");
+  expect_moved_by(spare_xmit, fabric().perfquery("Switch2", 5, "PortXmitData", true), 0,
+                  kMadSlackDwords, "no traffic off the paths");
+  EXPECT_EQ(vl0_xmit_wait("Switch1", 2), 0xFFFFu) << "the 16-bit VL 0 copy latches at once";
+  EXPECT_TRUE(has(root, "PortVLXmitWaitCounters.PortVLXmitWaitCounters0"));
+}
+
+// A stuck Hca4[1]: Switch2[2] waits and sends nothing; Hca2 (same switch), Hca1 and Hca3 (via
+// Switch1[3]) wait upstream. --utilization still drives the ports off the tree.
+TEST(SimTraffic, StuckReceiverWaitsWithoutSendingAndVictimsWaitUpstream) {
+  const uint64_t root_wait = xmit_wait("Switch2", 2);
+  const uint64_t trunk_wait = xmit_wait("Switch1", 3);
+  const uint64_t other_wait = xmit_wait("Switch1", 1);
+  const uint64_t root_xmit = fabric().perfquery("Switch2", 2, "PortXmitData", true);
+  const uint64_t stuck_rcv = fabric().perfquery("Hca4", 1, "PortRcvData", true);
+  const auto report =
+      run_traffic({"--stuck", "Hca4[1]", "--utilization", "0.1", "--wait-ratio", "0.25",
+                   "--xmit-wait-tick", "1us", "--victim-utilization", "0.3", "--duration", "2"});
+
+  EXPECT_EQ(roles(report), (std::map<std::string, std::string>{{"Switch2[2]", "root"},
+                                                               {"Switch1[3]", "victim"},
+                                                               {"Hca1[1]", "victim"},
+                                                               {"Hca2[1]", "victim"},
+                                                               {"Hca3[1]", "victim"}}));
+  const auto& root = port_report(report, "Switch2", 2);
+  const auto& trunk = port_report(report, "Switch1", 3);
+  EXPECT_EQ(root.at("xmit_data_dwords").get<uint64_t>(), 0u);
+  EXPECT_EQ(port_report(report, "Hca4", 1).at("rcv_data_dwords").get<uint64_t>(), 0u);
+  // 0.25 * 2 s / 1 us = 500,000 ticks; 30% of 1 GB/s for 2 s = 150,000,000 dwords; 10%: 50M.
+  EXPECT_EQ(root.at("xmit_wait").get<uint64_t>(), 500000u);
+  EXPECT_EQ(trunk.at("xmit_wait").get<uint64_t>(), 500000u);
+  EXPECT_EQ(trunk.at("xmit_data_dwords").get<uint64_t>(), 150000000u);
+  EXPECT_EQ(port_report(report, "Switch1", 1).at("xmit_data_dwords").get<uint64_t>(), 50000000u);
+
+  expect_wait_moved_by(root_wait, xmit_wait("Switch2", 2), root.at("xmit_wait"), "stuck port");
+  expect_wait_moved_by(trunk_wait, xmit_wait("Switch1", 3), trunk.at("xmit_wait"), "upstream");
+  EXPECT_EQ(xmit_wait("Switch1", 1), other_wait) << "off the tree: traffic, no waiting";
+  expect_moved_by(root_xmit, fabric().perfquery("Switch2", 2, "PortXmitData", true), 0,
+                  kMadSlackDwords, "the stuck port sends only MADs");
+  expect_moved_by(stuck_rcv, fabric().perfquery("Hca4", 1, "PortRcvData", true), 0, kMadSlackDwords,
+                  "the stuck receiver gets only MADs");
+}
+
+TEST(SimTraffic, HotSpotByGuidIsTheSameTree) {
+  const std::string guid = guid_text(fabric().port("Hca3", 1).node_guid);
+  const auto report =
+      run_traffic({"--hot-spot", guid, "--wait-ratio", "0.01", "--duration", "0.5"});
+  EXPECT_EQ(roles(report).at("Switch1[2]"), "root");
+  EXPECT_EQ(roles(report).size(), 5u);
+}
+
+TEST(SimTraffic, RejectsBadCongestionRequests) {
+  // With a duration, a request wrongly accepted ends soon instead of running until killed.
+  const auto expect_refused = [](std::vector<std::string> args, int code,
+                                 const std::string& message) {
+    args.insert(args.end(), {"--duration", "0.5"});
+    const auto out = fabric().sim("traffic", args);
+    EXPECT_EQ(out.exit_code, code) << args.front() << ": " << out.err;
+    EXPECT_NE(out.err.find(message), std::string::npos) << out.err;
+  };
+  expect_refused({"--hot-spot", "Hca3", "--wait-ratio", "2"}, 2, "--wait-ratio");
+  expect_refused({"--hot-spot", "Hca3", "--victim-utilization", "1.5"}, 2, "--victim-utilization");
+  expect_refused({"--hot-spot", "Hca3", "--xmit-wait-tick", "5parsecs"}, 2,
+                 "'5parsecs' is not a PortXmitWait tick");
+  expect_refused({"--hot-spot", "Hca3", "--stuck", "Hca4[1]"}, 2, "excludes");
+  expect_refused({"--hot-spot", "NoSuchNode"}, 1, "\"NoSuchNode\": no active linked port");
+  expect_refused({"--stuck", "Switch1[2]"}, 1, "Switch1 is a switch");
 }
 
 TEST(SimTraffic, RejectsBadRequests) {
