@@ -147,7 +147,7 @@ bool has(const nlohmann::json& port, const std::string& latched_field) {
 std::map<std::string, std::string> roles(const nlohmann::json& report) {
   std::map<std::string, std::string> out;
   for (const auto& p : report.at("ports")) {
-    if (p.at("role") != "") {
+    if (!p.at("role").get<std::string>().empty()) {
       out[p.at("node").get<std::string>() + "[" + std::to_string(p.at("port").get<unsigned>()) +
           "]"] = p.at("role");
     }
