@@ -155,5 +155,42 @@ TEST(Congestion, AUniformlyLoadedFabricHasNoRoots) {
             0.85);
 }
 
+// The same tree from the traffic generator's hot spot (docs/simulated-fabric.md): Hca1, Hca2 and
+// Hca4 send to Hca3; Switch1's port to Hca3 is the root, the senders and Switch2's port toward
+// Switch1 on their path (the generator takes port 3) its victims.
+TEST(Congestion, TheGeneratorsHotSpotGivesTheSameTree) {
+  std::vector<std::string> args = daemon_args();
+  args.back() = "1h";
+  for (std::string& a : args) {
+    if (a == "1ms") a = "4ns";  // the generator's default tick
+  }
+  Daemon d(fabric(), args);
+  ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+  sim::CommandOutput traffic_out;
+  std::thread traffic([&] {
+    traffic_out =
+        fabric().sim("traffic", {"--hot-spot", "Hca3", "--duration", "12", "--tick-ms", "100"});
+  });
+  const std::string root = labels("Switch1", 2);
+  std::string scrape;
+  const bool found = eventually(
+      [&] {
+        scrape = http_get(d.web_port(), "/metrics");
+        return metric_value(scrape, "infiniband_port_congestion_victims", root) == 4;
+      },
+      15s);
+  traffic.join();
+  EXPECT_EQ(traffic_out.exit_code, 0) << traffic_out.err;
+  ASSERT_TRUE(found) << scrape;
+  for (const auto& [node, port] : std::vector<std::pair<std::string, unsigned>>{
+           {"Hca1", 1}, {"Hca2", 1}, {"Hca4", 1}, {"Switch2", 3}}) {
+    EXPECT_EQ(
+        metric_value(scrape, "infiniband_port_congestion", labels(node, port) + ",role=\"victim\""),
+        1)
+        << node << "/" << port;
+  }
+  EXPECT_EQ(count(scrape, "\ninfiniband_port_congestion{"), 5u) << scrape;
+}
+
 }  // namespace
 }  // namespace ibpulse::testing
