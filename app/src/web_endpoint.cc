@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "ibpulse/exporters/alerts/health_view.h"
+
 namespace ibpulse::cli {
 
 using exporters::prometheus::MetricsServer;
@@ -25,7 +27,9 @@ Result<std::unique_ptr<WebEndpoint>> WebEndpoint::start(const std::string& liste
       [self](const MetricsServer::BodyWriter& write) {
         const auto snap = self->sources_.snapshots->load();
         self->self_metrics(write, snap.get());
-      });
+      },
+      {{"/api/health", "application/json", [self] { return self->health_json(false); }},
+       {"/api/health/grid", "application/json", [self] { return self->health_json(true); }}});
   if (!server) return Error{server.error()};
   endpoint->server_ = std::move(*server);
   endpoint->serving_.store(endpoint->server_.get(), std::memory_order_release);
@@ -70,6 +74,18 @@ void WebEndpoint::self_metrics(const MetricsServer::BodyWriter& write,
   self_.update(status);
   self_.append(scratch);
   write(scratch);
+}
+
+std::string WebEndpoint::health_json(bool grid) const {
+  auto snap = sources_.snapshots->load();
+  auto health = sources_.healths ? sources_.healths->load() : nullptr;
+  // Before the first judgement (or with the alert loop off): the same shape, empty.
+  static const converters::FabricSnapshot kNoSnapshot;
+  static const exporters::alerts::HealthSnapshot kNoHealth;
+  const converters::FabricSnapshot& s = snap && health ? *snap : kNoSnapshot;
+  const exporters::alerts::HealthSnapshot& h = snap && health ? *health : kNoHealth;
+  return grid ? exporters::alerts::health_grid_json(s, h)
+              : exporters::alerts::health_view_json(s, h);
 }
 
 std::string WebEndpoint::landing() const {

@@ -1,8 +1,8 @@
 #pragma once
 // The daemon's Prometheus endpoint: /metrics renders the latest snapshot (fabric metrics) and
-// then the daemon's own metrics, /metrics/self the daemon's own metrics alone; / is a landing
-// page with links, the fabric's size and the last
-// sweep's status.
+// then the daemon's own metrics, /metrics/self the daemon's own metrics alone; /api/health and
+// /api/health/grid the link health and congestion as JSON (health_view.h); / is a landing page
+// with links, the fabric's size and the last sweep's status.
 //
 // Thread safety: the server's workers call the callbacks; they read the snapshot store and the
 // stats functions, which are thread-safe.
@@ -50,6 +50,8 @@ class WebEndpoint {
   void self_metrics(const exporters::prometheus::MetricsServer::BodyWriter& write,
                     const converters::FabricSnapshot* snapshot);
   std::string landing() const;
+  // /api/health (or, with `grid`, /api/health/grid): health_view.h.
+  std::string health_json(bool grid) const;
 
   Sources sources_;
   exporters::prometheus::FabricRenderer renderer_;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "daemon_client.h"
@@ -109,7 +110,9 @@ TEST(Congestion, PlantedHotSpotNamesItsRootAndVictims) {
   ASSERT_TRUE(eventually(
       [&] {
         scrape = http_get(d.web_port(), "/metrics");
-        return metric_value(scrape, "infiniband_port_congestion_victims", root) == 4;
+        // A whole interval of planted load: the first one the daemon reads is partly before.
+        return metric_value(scrape, "infiniband_port_congestion_victims", root) == 4 &&
+               metric_value(scrape, "infiniband_port_xmit_wait_ratio", root) > 0.4;
       },
       30s))
       << scrape;
@@ -122,6 +125,16 @@ TEST(Congestion, PlantedHotSpotNamesItsRootAndVictims) {
   }
   EXPECT_EQ(count(scrape, "\ninfiniband_port_congestion{"), 5u) << scrape;
   EXPECT_NEAR(metric_value(scrape, "infiniband_port_xmit_wait_ratio", root), 0.5, 0.1);
+  // /api/health lists the root with its victims and the receiver it feeds.
+  const auto api = nlohmann::json::parse(http_get(d.web_port(), "/api/health"));
+  ASSERT_GE(api["roots"].size(), 1u) << api.dump();
+  const auto& first = api["roots"][0];
+  EXPECT_EQ(first["node"], "Switch2");
+  EXPECT_EQ(first["port"], 2);
+  EXPECT_EQ(first["victims"], 4);
+  EXPECT_EQ(first["stuck"], false);
+  EXPECT_EQ(first["peer"]["node"], "Hca4");
+  EXPECT_EQ(api["summary"]["victims"], 4);
   EXPECT_EQ(metric_value(scrape, "infiniband_port_xmit_wait_ratio", labels("Hca2", 1)), 0);
 }
 

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "daemon_client.h"
 #include "eventually.h"
@@ -98,6 +99,28 @@ TEST(Health, PlantedSymbolErrorsMakeThePortAndItsLinkFail) {
   EXPECT_EQ(at(peer_row, 2, hca.remote_port), "3") << "one link, one state";
   EXPECT_EQ(at(peer_row, 4, hca.remote_port), "0");
   EXPECT_EQ(at(peer_row, 8, hca.remote_port), guid_text(hca.node_guid));
+
+  // /api/health: the failing link first, both ends named; the grid colours the switch's port.
+  const auto api = nlohmann::json::parse(http_get(d.web_port(), "/api/health"));
+  EXPECT_GE(api["summary"]["failing"].get<int>(), 1) << api.dump();
+  const auto& worst = api["links"].at(0);
+  EXPECT_EQ(worst["state"], "failing");
+  EXPECT_EQ(worst["reasons"], nlohmann::json({"ber_above_spec", "error_burst"}));
+  EXPECT_EQ(worst["a"]["node_guid"], guid_text(hca.node_guid));
+  EXPECT_EQ(worst["a"]["node"], "Hca1");
+  EXPECT_GE(worst["a"]["symbol_ber"].get<double>(), 1000 / (20 * 8e9));
+  EXPECT_EQ(worst["b"]["node_guid"], guid_text(peer.node_guid));
+  EXPECT_EQ(worst["b"]["port"], hca.remote_port);
+  EXPECT_EQ(worst["b"]["state"], "ok");
+  const auto grid = nlohmann::json::parse(http_get(d.web_port(), "/api/health/grid"));
+  bool coloured = false;
+  for (const auto& sw : grid["switches"]) {
+    if (sw["node_guid"] != guid_text(peer.node_guid)) continue;
+    for (const auto& cell : sw["ports"]) {
+      if (cell[0] == hca.remote_port) coloured = cell[1] == 2;  // failing, the link's state
+    }
+  }
+  EXPECT_TRUE(coloured) << grid.dump();
 }
 
 // The per-speed spec and the UFM-style windows, as an operator sets them: a spec of 1e-6 for

@@ -84,7 +84,14 @@ void Responder::respond_to_head(Connection& connection, std::string_view bytes, 
   if (request->path == "/metrics/self" && self_metrics_) {
     return serve_metrics(connection, *request, self_metrics_, false);
   }
-  if (request->path == "/") return serve_landing(connection, head);
+  if (request->path == "/") {
+    return serve_page(connection, head, "text/html; charset=utf-8", landing_);
+  }
+  for (const auto& document : documents_) {
+    if (request->path == document.path) {
+      return serve_page(connection, head, document.content_type, document.body);
+    }
+  }
   error_response(connection, 404, "Not Found", "", head);
 }
 
@@ -124,16 +131,17 @@ void Responder::failed_scrape(Connection& connection, bool head_sent) {
   if (!head_sent) error_response(connection, 500, "Internal Server Error", "", false);
 }
 
-void Responder::serve_landing(Connection& connection, bool head) {
-  std::string html;
+void Responder::serve_page(Connection& connection, bool head, const std::string& content_type,
+                           const std::function<std::string()>& body) {
+  std::string text;
   try {
-    html = landing_();
+    text = body();
   } catch (const std::exception&) {
     errors_.fetch_add(1, std::memory_order_relaxed);
     error_response(connection, 500, "Internal Server Error", "", head);
     return;
   }
-  if (!respond(connection, 200, "OK", "Content-Type: text/html; charset=utf-8\r\n", html, head)) {
+  if (!respond(connection, 200, "OK", "Content-Type: " + content_type + "\r\n", text, head)) {
     errors_.fetch_add(1, std::memory_order_relaxed);
   }
 }

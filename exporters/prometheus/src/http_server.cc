@@ -29,8 +29,10 @@ constexpr std::chrono::milliseconds kBackOff{100};
 }  // namespace
 
 struct MetricsServer::Impl {
-  Impl(MetricsFn metrics, LandingFn landing, MetricsFn self_metrics)
-      : responder(std::move(metrics), std::move(landing), std::move(self_metrics)) {}
+  Impl(MetricsFn metrics, LandingFn landing, MetricsFn self_metrics,
+       std::vector<Document> documents)
+      : responder(std::move(metrics), std::move(landing), std::move(self_metrics),
+                  std::move(documents)) {}
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
 
@@ -86,7 +88,8 @@ struct MetricsServer::Impl {
 
 Result<std::unique_ptr<MetricsServer>> MetricsServer::start(const HttpOptions& options,
                                                             MetricsFn metrics, LandingFn landing,
-                                                            MetricsFn self_metrics) {
+                                                            MetricsFn self_metrics,
+                                                            std::vector<Document> documents) {
   if (options.threads == 0)
     return Err("cannot listen on {}: threads must be at least 1", options.listen_address);
   Result<std::shared_ptr<const detail::ServingConfig>> serving =
@@ -98,8 +101,8 @@ Result<std::unique_ptr<MetricsServer>> MetricsServer::start(const HttpOptions& o
   // with write(2), which raises SIGPIPE (plain connections use MSG_NOSIGNAL).
   std::signal(SIGPIPE, SIG_IGN);
 
-  auto impl =
-      std::make_unique<Impl>(std::move(metrics), std::move(landing), std::move(self_metrics));
+  auto impl = std::make_unique<Impl>(std::move(metrics), std::move(landing),
+                                     std::move(self_metrics), std::move(documents));
   impl->listener = *listener;
   impl->serving = std::move(*serving);
   if (pipe2(impl->wake.data(), O_CLOEXEC) != 0) {

@@ -55,6 +55,13 @@ class MetricsServer {
   using BodyWriter = std::function<void(std::string_view piece)>;
   using MetricsFn = std::function<void(const BodyWriter& write)>;
   using LandingFn = std::function<std::string()>;  // HTML of the landing page `/`
+  // Another path the server answers (GET and HEAD) with a whole body built per request: the
+  // daemon's /api/health JSON, say.
+  struct Document {
+    std::string path;          // "/api/health"
+    std::string content_type;  // "application/json"
+    std::function<std::string()> body;
+  };
 
   struct Stats {
     uint64_t scrapes = 0;  // /metrics responses sent in full (GET or HEAD)
@@ -74,7 +81,8 @@ class MetricsServer {
   // describe `/metrics` (a failed `/metrics/self` counts in errors all the same).
   static Result<std::unique_ptr<MetricsServer>> start(const HttpOptions& options, MetricsFn metrics,
                                                       LandingFn landing,
-                                                      MetricsFn self_metrics = {});
+                                                      MetricsFn self_metrics = {},
+                                                      std::vector<Document> documents = {});
 
   ~MetricsServer();  // stops serving, after the requests in flight
   MetricsServer(const MetricsServer&) = delete;
