@@ -93,6 +93,7 @@ int main(int argc, char** argv) {
   add_run_command(app, action);
   add_sample_command(app, action);
   add_shard_of_command(app, action);
+  add_top_command(app, action);
 
   try {
     app.parse(argc, argv);
