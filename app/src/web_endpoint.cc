@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "ibpulse/exporters/alerts/health_view.h"
+#include "landing_page.h"
 
 namespace ibpulse::cli {
 
@@ -91,14 +92,8 @@ std::string WebEndpoint::health_json(bool grid) const {
 std::string WebEndpoint::landing() const {
   const auto snap = sources_.snapshots->load();
   const auto st = sources_.poller();
-  return fmt::format(
-      "<!DOCTYPE html><html><head><title>ibpulse</title></head><body><h1>ibpulse {}</h1>"
-      "<p><a href=\"/metrics\">/metrics</a>: every port's counters (Prometheus text format)</p>"
-      "<p><a href=\"/metrics/self\">/metrics/self</a>: the daemon's own metrics alone</p>"
-      "<p>Fabric: {} nodes, {} ports; {} in the last snapshot.</p>"
-      "<p>Sweeps: {}; the last one took {:.3f} s with {} stale ports.</p></body></html>\n",
-      IBPULSE_VERSION, st.nodes, st.ports, snap ? snap->ports.size() : 0, st.sweeps,
-      st.last_sweep.seconds, st.last_sweep.stale);
+  return landing_page({st.nodes, st.ports, snap ? snap->ports.size() : 0, st.sweeps,
+                       st.last_sweep.stale, st.last_sweep.seconds});
 }
 
 }  // namespace ibpulse::cli

@@ -5,10 +5,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -16,6 +14,7 @@
 
 #include "daemon_client.h"
 #include "eventually.h"
+#include "shell.h"
 #include "sim_fabric.h"
 
 namespace ibpulse::testing {
@@ -25,25 +24,6 @@ using namespace std::chrono_literals;
 
 SimFabric& fabric() {
   return SimFabricEnvironment::fabric();
-}
-
-struct ShellRun {
-  int exit_code = -1;
-  std::string out;  // standard output and error
-};
-
-// `command` by the shell, outside the fabric (tmux and top need no umad2sim; tmux crashes
-// under its preload).
-ShellRun shell(const std::string& command) {
-  ShellRun r;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;)
-    r.out.append(buf, n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
 }
 
 // A tmux server of the test's own (its own socket), killed with the test.

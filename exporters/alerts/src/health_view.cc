@@ -10,6 +10,8 @@ namespace {
 
 using nlohmann::json;
 
+constexpr int kGridNoLink = 4;  // a grid cell's flag beside HealthFlag: no link (no peer)
+
 std::string node_name(const converters::FabricSnapshot& s, uint64_t guid) {
   const collector::Node* node = s.topology ? s.topology->find_node(guid) : nullptr;
   return node ? node->name : collector::guid_string(guid);
@@ -166,8 +168,9 @@ std::string health_grid_json(const converters::FabricSnapshot& s, const HealthSn
       if (!is_switch || p.key.port == 0) continue;
       const LinkHealth* link = h.find_link(p.key);
       const auto role = roles.find(p.key);
+      const int flags = p.flags | (link ? 0 : kGridNoLink);
       ports.push_back({p.key.port, static_cast<int>(link ? link->state : p.state),
-                       role == roles.end() ? 0 : role->second, p.flags});
+                       role == roles.end() ? 0 : role->second, flags});
     }
     if (!is_switch) continue;
     switches.push_back(

@@ -11,7 +11,7 @@
 // peer: {node_guid, port, node} or null}}.
 // /api/health/grid: {"sequence", "switches": [{node_guid, node, down, ports: [[port, state,
 // role, flags], ...]}]}, state 0 ok / 1 degraded / 2 failing (the link's), role 0 none / 1 root /
-// 2 victim, flags as HealthFlag; switches in GUID order.
+// 2 victim, flags as HealthFlag plus 4 for a port without a link; switches in GUID order.
 //
 // Thread safety: pure functions of immutable snapshots.
 
