@@ -47,7 +47,12 @@ struct QueryArgs {
   unsigned window = 256;
   unsigned timeout_ms = 200;
   unsigned retries = 3;
+  std::string ext_speeds_layout = "legacy";
 };
+
+schema::Layout layout_of(const QueryArgs& a) {
+  return a.ext_speeds_layout == "rsfec" ? schema::Layout::kRsFec : schema::Layout::kStandard;
+}
 
 std::string attribute_name(Attribute a) {
   auto info = schema::find_attribute(a);
@@ -185,6 +190,7 @@ int query_one(const QueryArgs& a) {
     target = resolved->target;
     link = resolved->link;
   }
+  target.ext_speeds_layout = layout_of(a);
   auto engine = open_engine(a);
   if (!engine) return fail(engine.error());
   collector::CapabilityCache caps;
@@ -200,7 +206,8 @@ int query_one(const QueryArgs& a) {
                        {"port", target.key.port},
                        {"ClassPortInfo",
                         {{"CapabilityMask", node_caps->capability_mask},
-                         {"CapabilityMask2", node_caps->capability_mask2}}}};
+                         {"CapabilityMask2", node_caps->capability_mask2}}},
+                       {"ext_speeds_layout", a.ext_speeds_layout}};
     for (const auto& s : result.samples)
       out[attribute_name(s.attribute)] = sample_json(s, node_caps);
     if (if_mib) {
@@ -238,7 +245,7 @@ int query_all(const QueryArgs& a) {
   if (!topology) return fail(topology.error());
   std::vector<collector::SweepTarget> targets;
   for (const auto& p : topology->ports) {
-    if (p.remote && p.active()) targets.push_back({p.key, p.lid});
+    if (p.remote && p.active()) targets.push_back({p.key, p.lid, layout_of(a)});
   }
   auto engine = open_engine(a);
   if (!engine) return fail(engine.error());
@@ -308,6 +315,14 @@ void add_query_command(CLI::App& app, Action& action) {
       ->capture_default_str()
       ->check(CLI::Range(1u, 60000u));
   query->add_option("--mad.retries", a->retries, "Retries per MAD")->capture_default_str();
+  query
+      ->add_option("--ext-speeds-layout", a->ext_speeds_layout,
+                   "How to decode PortExtendedSpeedsCounters: legacy (per-lane error detection "
+                   "and FEC block counters) or rsfec (per-lane corrected symbols and the port "
+                   "totals of RS-FEC links); the answer does not say, the daemon asks "
+                   "PortInfoExtended (collect.ext-speeds-layout auto)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"legacy", "rsfec"}));
   query->callback([a, &action] {
     action = [a] {
       if (a->all == !a->target.empty()) {

@@ -73,6 +73,7 @@ SweepResult sweep(MadEngine& engine, std::span<const SweepTarget> targets,
     RawSample s;
     s.port = t.key;
     s.attribute = attribute;
+    if (attribute == schema::Attribute::kPortExtendedSpeedsCounters) s.layout = t.ext_speeds_layout;
     result.samples.push_back(s);
     engine.submit(pma_get(attribute, t.lid, t.key.port, nodes.at(t.key.node_guid),
                           result.samples.size() - 1));

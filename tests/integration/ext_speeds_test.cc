@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "daemon_client.h"
@@ -112,6 +113,29 @@ TEST_F(ExtSpeeds, RsFecCountersAreReadExactlyPerPortAndPerLane) {
   ASSERT_EQ((snmp_corrected - rs_fec(16, 0)) % 170, 0u) << snmp_corrected;
   const uint64_t snmp_s = (snmp_corrected - rs_fec(16, 0)) / 170;
   EXPECT_EQ(std::stoull(got[entry + "3." + if_index]), rs_fec(14, snmp_s));
+}
+
+// `ibpulse query --ext-speeds-layout rsfec` decodes the same answer at the RS-FEC offsets; the
+// default (legacy) reads the per-lane block counters there instead.
+TEST_F(ExtSpeeds, QueryDecodesTheLayoutItIsTold) {
+  const std::string lid = std::to_string(fabric().lid("Hca2", 1));
+  const auto rsfec = fabric().exec(
+      {IBPULSE_BINARY_FOR_TESTS, "query", lid, "1", "--ext-speeds-layout", "rsfec", "--json"});
+  ASSERT_EQ(rsfec.exit_code, 0) << rsfec.err;
+  const auto j = nlohmann::json::parse(rsfec.out);
+  EXPECT_EQ(j["ext_speeds_layout"], "rsfec");
+  const auto& pesc = j["PortExtendedSpeedsCounters"];
+  const uint64_t corrected = pesc["PortFECCorrectedSymbolCtr"].get<uint64_t>();
+  ASSERT_EQ((corrected - rs_fec(16, 0)) % 170, 0u) << pesc.dump();
+  const uint64_t s = (corrected - rs_fec(16, 0)) / 170;
+  EXPECT_EQ(pesc["PortFECCorrectableBlockCtr"].get<uint64_t>(), rs_fec(14, s));
+  EXPECT_EQ(pesc["FECCorrectableSymbolCtrLane3"].get<uint64_t>(), rs_fec(5, s));
+  EXPECT_EQ(pesc["SyncHeaderErrorCounter"].get<uint64_t>(), 101u);
+  const auto legacy = fabric().exec({IBPULSE_BINARY_FOR_TESTS, "query", lid, "1", "--json"});
+  ASSERT_EQ(legacy.exit_code, 0) << legacy.err;
+  const auto l = nlohmann::json::parse(legacy.out)["PortExtendedSpeedsCounters"];
+  EXPECT_FALSE(l.contains("PortFECCorrectedSymbolCtr")) << l.dump();
+  EXPECT_TRUE(l.contains("FECCorrectableBlockCtrLane3"));
 }
 
 // The default, auto, on ibsim: SDR links read no extended speeds counters at all, and no

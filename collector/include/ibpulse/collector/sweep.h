@@ -20,6 +20,9 @@ namespace ibpulse::collector {
 struct SweepTarget {
   PortKey key;
   uint16_t lid = 0;  // the LID that reaches the port's PMA
+  // How PortExtendedSpeedsCounters is decoded: its layout is not in the answer itself
+  // (ext_speeds_layout.h; `ibpulse query --ext-speeds-layout`).
+  schema::Layout ext_speeds_layout = schema::Layout::kStandard;
 };
 
 // ClassPortInfo per node GUID; nullopt records a node whose PMA did not answer it.
