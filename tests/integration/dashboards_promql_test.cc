@@ -4,8 +4,9 @@
 // errors on Hca1[1] and a link taken down (Hca2[1], so Switch2[1] is a port down with a peer).
 // Each expression must parse and evaluate; those that should show something on this fabric
 // must return series, and the series must carry the labels the panel's legend names (or the
-// node_guid/port an alert is about). The expressions that may stay empty here are listed below
-// with the reason.
+// node_guid/port an alert is about, or the node_guid/port a table merges its queries on). The
+// expressions that may stay empty here are listed below with the reason; the panels that should
+// name the faulted link are too.
 //
 // The same expressions also go to a real VictoriaMetrics fed only by the daemon's remote write,
 // with vmalert evaluating the recording rules into it.
@@ -99,6 +100,30 @@ const std::vector<std::pair<std::string, std::string>> kMayBeEmpty = {
     {"infiniband_port_saturated", "no counter is latched"},
     {"infiniband_port_link_degraded{node_guid=~\"$node\",port=~\"$port\"} == 1",
      "every link of the simulator trains at full capability"},
+    {"infiniband_port_effective_ber",
+     "no RS-FEC layout: ibsim does not answer PortExtendedSpeedsCounters"},
+    {"infiniband_port_raw_ber",
+     "no RS-FEC layout: ibsim does not answer PortExtendedSpeedsCounters"},
+};
+
+// Panel targets that must name a given port (`where` as dashboard_checks() writes it): the
+// failing link of Hca1[1] (its lower end: Hca1's GUID is below Switch1's).
+struct PanelSeries {
+  std::string node;
+  unsigned port;
+  std::map<std::string, std::string> more;  // other labels the series has
+};
+const std::map<std::string, PanelSeries> kPanelSeries = {
+    {"ibpulse-fabric-overview panel 28 'Worst links (failing first, then degraded)' A",
+     {"Hca1", 1, {{"state", "failing"}, {"remote_description", "Switch1"}}}},
+    {"ibpulse-fabric-overview panel 28 'Worst links (failing first, then degraded)' B",
+     {"Hca1", 1, {}}},
+    {"ibpulse-fabric-overview panel 28 'Worst links (failing first, then degraded)' E",
+     {"Hca1", 1, {}}},
+    {"ibpulse-fabric-overview panel 28 'Worst links (failing first, then degraded)' F",
+     {"Hca1", 1, {{"reason", "ber_above_spec"}}}},
+    {"ibpulse-fabric-overview panel 29 'Symbol BER heat map (ports per decade of BER)' A",
+     {"Hca1", 1, {}}},
 };
 
 bool may_be_empty(const std::string& raw_expr) {
@@ -183,6 +208,9 @@ std::vector<Check> dashboard_checks() {
     }
     for (const auto& p : d.at("panels")) {
       if (!p.contains("targets")) continue;
+      // A table that merges its queries joins their rows on the port (or link) they name.
+      const bool merges = std::ranges::any_of(p.value("transformations", nlohmann::json::array()),
+                                              [](const auto& x) { return x.at("id") == "merge"; });
       for (const auto& t : p.at("targets")) {
         const std::string raw = t.at("expr");
         Check c;
@@ -193,11 +221,21 @@ std::vector<Check> dashboard_checks() {
         c.labels = legend_labels(t.value("legendFormat", ""));
         if (raw.find("group_left(node_description") != std::string::npos)
           c.labels.insert({"node_guid", "port", "node_description"});
+        if (merges) c.labels.insert({"node_guid", "port"});
+        if (auto s = kPanelSeries.find(c.where); s != kPanelSeries.end()) {
+          c.one_series_has = s->second.more;
+          c.one_series_has["node_guid"] = guid_of(s->second.node);
+          c.one_series_has["port"] = std::to_string(s->second.port);
+        }
         checks.push_back(std::move(c));
       }
     }
   }
   EXPECT_EQ(files, 3u) << "the dashboards of dashboards/grafana";
+  for (const auto& [where, series] : kPanelSeries) {
+    EXPECT_TRUE(std::ranges::any_of(checks, [&](const Check& c) { return c.where == where; }))
+        << "no panel target " << where << " (kPanelSeries names a renamed or removed one)";
+  }
   return checks;
 }
 
