@@ -1,12 +1,13 @@
 // Every PromQL expression of dashboards/ (each Grafana panel target and query variable, each
 // Prometheus alerting and recording rule) sent to a real Prometheus server that scrapes the
 // daemon on the simulated fabric and evaluates the project's rule files: traffic, injected
-// errors on Hca1[1] and a link taken down (Hca2[1], so Switch2[1] is a port down with a peer).
-// Each expression must parse and evaluate; those that should show something on this fabric
-// must return series, and the series must carry the labels the panel's legend names (or the
-// node_guid/port an alert is about, or the node_guid/port a table merges its queries on). The
-// expressions that may stay empty here are listed below with the reason; the panels that should
-// name the faulted link are too.
+// errors on Hca1[1] and a link taken down (Hca2[1], so Switch2[1] is a port down with a peer),
+// and while the expressions run, a congestion hot spot (every HCA sends toward Hca3: Switch1[2]
+// its root). Each expression must parse and evaluate; those that should show something on this
+// fabric must return series, and the series must carry the labels the panel's legend names (or
+// the node_guid/port an alert is about, or the node_guid/port a table merges its queries on).
+// The expressions that may stay empty here are listed below with the reason; the panels that
+// should name the faulted link or the planted root are too.
 //
 // The same expressions also go to a real VictoriaMetrics fed only by the daemon's remote write,
 // with vmalert evaluating the recording rules into it.
@@ -23,6 +24,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <regex>
 #include <set>
 #include <thread>
@@ -107,7 +109,9 @@ const std::vector<std::pair<std::string, std::string>> kMayBeEmpty = {
 };
 
 // Panel targets that must name a given port (`where` as dashboard_checks() writes it): the
-// failing link of Hca1[1] (its lower end: Hca1's GUID is below Switch1's).
+// failing link of Hca1[1] (its lower end: Hca1's GUID is below Switch1's), the hot spot's root
+// Switch1[2] (the port feeding Hca3) and a victim on the way to it, Switch2[3] (Switch2's
+// uplink to Switch1, which Hca4's traffic takes).
 struct PanelSeries {
   std::string node;
   unsigned port;
@@ -124,6 +128,15 @@ const std::map<std::string, PanelSeries> kPanelSeries = {
      {"Hca1", 1, {{"reason", "ber_above_spec"}}}},
     {"ibpulse-fabric-overview panel 29 'Symbol BER heat map (ports per decade of BER)' A",
      {"Hca1", 1, {}}},
+    {"ibpulse-fabric-overview panel 36 'Congestion roots (by victims)' A",
+     {"Switch1", 2, {{"node_description", "Switch1"}, {"remote_description", "Hca3"}}}},
+    {"ibpulse-fabric-overview panel 36 'Congestion roots (by victims)' B", {"Switch1", 2, {}}},
+    {"ibpulse-fabric-overview panel 36 'Congestion roots (by victims)' C", {"Switch1", 2, {}}},
+    {"ibpulse-fabric-overview panel 37 'Congestion victims (by wait ratio)' A",
+     {"Switch2", 3, {{"node_description", "Switch2"}}}},
+    {"ibpulse-fabric-overview panel 37 'Congestion victims (by wait ratio)' B", {"Switch2", 3, {}}},
+    {"ibpulse-fabric-overview panel 38 'Wait ratio of the 10 most waiting ports' A",
+     {"Switch2", 3, {}}},
 };
 
 bool may_be_empty(const std::string& raw_expr) {
@@ -387,6 +400,46 @@ std::string sw2_selector() {
   return "{node_guid=\"" + guid_of("Switch2") + "\",port=\"1\"}";
 }
 
+// A congestion hot spot toward Hca3 (`sim traffic --hot-spot`, docs/congestion.md) from start to
+// stop: the congestion panels show roots and victims only while ports wait, so it runs while
+// the expressions do. Stopped with SIGTERM (the generator finishes its tick), or at 2 minutes.
+// Start it after the faults: the generator rewrites PortXmitWait, which they set. Its ports wait
+// a fifth of the time (50,000,000 ticks a second): Hca1[1], one of them, starts from the faults'
+// 200,000,000 and latches its 32-bit PortXmitWait after 80 s.
+class HotSpot {
+ public:
+  HotSpot()
+      : log_(fs::temp_directory_path() /
+             ("ibpulse-dashboards-hot-spot-" + std::to_string(::getpid()) + ".log")),
+        pid_(spawn_tied_child(IBPULSE_BINARY_FOR_TESTS,
+                              {"ibpulse", "sim", "traffic", "--name", fabric().name(), "--root",
+                               fabric().root().string(), "--hot-spot", "Hca3", "--wait-ratio",
+                               "0.2", "--duration", "120", "--tick-ms", "100"},
+                              log_)) {}
+  ~HotSpot() {
+    stop_child(pid_, 5s);
+    fs::remove(log_);
+  }
+  HotSpot(const HotSpot&) = delete;
+  HotSpot& operator=(const HotSpot&) = delete;
+  bool started() const { return pid_ > 0; }
+  std::string log() const { return read_text_file(log_); }
+
+  // The root and a victim as the daemon names them, for the waits.
+  static std::string root_expr() {
+    return "infiniband_port_congestion_victims{node_guid=\"" + guid_of("Switch1") +
+           "\",port=\"2\"} > 0";
+  }
+  static std::string victim_expr() {
+    return "infiniband_port_congestion{node_guid=\"" + guid_of("Switch2") +
+           "\",port=\"3\",role=\"victim\"}";
+  }
+
+ private:
+  fs::path log_;
+  pid_t pid_;
+};
+
 // Traffic on every link (rates and utilisation have something to show), the errors, and a link
 // down: Hca2 leaves the fabric, its peer Switch2[1] is a port down with a history.
 void inject() {
@@ -439,9 +492,15 @@ TEST(DashboardsPromql, EveryExpressionParsesAndReturnsTheSeriesItsPanelShows) {
       << "\nfailed scrapes in 2m: "
       << prom.query("count_over_time(up[2m]) - sum_over_time(up[2m])").dump() << "\n"
       << prom.log();
-  const auto checks = all_checks();
-  expect_answers(checks,
-                 query_all("http://127.0.0.1:" + std::to_string(prom.port()), expressions(checks)));
+  {
+    HotSpot hot_spot;
+    ASSERT_TRUE(hot_spot.started());
+    ASSERT_TRUE(prom.wait_for_series(HotSpot::root_expr(), 20s)) << hot_spot.log() << d.log();
+    ASSERT_TRUE(prom.wait_for_series(HotSpot::victim_expr(), 10s)) << hot_spot.log();
+    const auto checks = all_checks();
+    expect_answers(
+        checks, query_all("http://127.0.0.1:" + std::to_string(prom.port()), expressions(checks)));
+  }
   ASSERT_EQ(fabric().sim("link-up", {"Hca2[1]"}).exit_code, 0);
 }
 
@@ -487,6 +546,11 @@ TEST(DashboardsPromql, EveryExpressionWorksOnVictoriaMetricsFedByRemoteWrite) {
   EXPECT_TRUE(has_series("increase(infiniband_port_symbol_error_total" + hca1 + "[1m]) > 10", 20s));
   EXPECT_TRUE(
       has_series("rate(infiniband_port_xmit_wait_ticks_total" + hca1 + "[1m]) > 1000000", 20s));
+  // The hot spot from here on: VictoriaMetrics shows a new series some seconds after it
+  // arrives, and the wait for the recording rules covers that.
+  std::optional<HotSpot> hot_spot;
+  hot_spot.emplace();
+  EXPECT_TRUE(hot_spot->started());
   // The recording rules, as a VictoriaMetrics site runs them: vmalert evaluates them against
   // the TSDB and writes the recorded series back into it.
   const fs::path vmalert_log =
@@ -508,7 +572,10 @@ TEST(DashboardsPromql, EveryExpressionWorksOnVictoriaMetricsFedByRemoteWrite) {
     // groups them by instance shows one series without it (docs/dashboards.md).
     if (c.expr.find("ibpulse_") == std::string::npos) c.labels.erase("instance");
   }
+  EXPECT_TRUE(has_series(HotSpot::root_expr(), 20s)) << hot_spot->log() << d.log();
+  EXPECT_TRUE(has_series(HotSpot::victim_expr(), 10s)) << hot_spot->log();
   expect_answers(checks, query_all(vm.url(""), expressions(checks)));
+  hot_spot.reset();
   stop_child(vmalert, 5s);
   fs::remove(vmalert_log);
   // The per-collector panels group by instance: the daemon's own series carry it when pushed.
