@@ -240,6 +240,17 @@ std::vector<Check> dashboard_checks() {
           c.one_series_has["node_guid"] = guid_of(s->second.node);
           c.one_series_has["port"] = std::to_string(s->second.port);
         }
+        if (c.where.starts_with("ibpulse-fabric-overview panel 28 ")) {
+          // The worst links table selects a link by either end: Switch1[1] selects the link
+          // that Hca1[1], its lower end, names.
+          auto by_peer = vars;
+          by_peer["node"] = guid_of("Switch1");
+          by_peer["port"] = "1";
+          Check peer = c;
+          peer.where += ", $node Switch1 and $port 1";
+          peer.expr = substitute(raw, by_peer);
+          checks.push_back(std::move(peer));
+        }
         checks.push_back(std::move(c));
       }
     }
