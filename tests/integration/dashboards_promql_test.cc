@@ -110,8 +110,8 @@ const std::vector<std::pair<std::string, std::string>> kMayBeEmpty = {
 
 // Panel targets that must name a given port (`where` as dashboard_checks() writes it): the
 // failing link of Hca1[1] (its lower end: Hca1's GUID is below Switch1's), the hot spot's root
-// Switch1[2] (the port feeding Hca3) and a victim on the way to it, Switch2[3] (Switch2's
-// uplink to Switch1, which Hca4's traffic takes).
+// Switch1[2] (the port feeding Hca3) and victims on the way to it, Switch2[3] (Switch2's
+// uplink to Switch1, which Hca4's traffic takes) and Hca1[1] (a sender).
 struct PanelSeries {
   std::string node;
   unsigned port;
@@ -137,6 +137,9 @@ const std::map<std::string, PanelSeries> kPanelSeries = {
     {"ibpulse-fabric-overview panel 37 'Congestion victims (by wait ratio)' B", {"Switch2", 3, {}}},
     {"ibpulse-fabric-overview panel 38 'Wait ratio of the 10 most waiting ports' A",
      {"Switch2", 3, {}}},
+    // The port dashboard shows Hca1[1], a sender toward the hot spot.
+    {"ibpulse-port panel 30 'Wait ratio, and the congestion role' B",
+     {"Hca1", 1, {{"role", "victim"}}}},
 };
 
 bool may_be_empty(const std::string& raw_expr) {
