@@ -38,7 +38,7 @@ void SwitchWatch::update(const converters::FabricSnapshot& s) {
       if (!fresh) {
         const bool lost_links = w.active >= 2 && c.active == 0;
         const bool left = w.in_topology > 0 && c.in_topology == 0;
-        const bool rebooted = c.read >= 2 && c.foreign_clears - w.foreign_clears >= c.read;
+        const bool rebooted = c.read >= 2 && c.foreign_clears - w.foreign_clears_before >= c.read;
         w.down = lost_links || left || rebooted || (w.down && c.active == 0);
       }
       if (w.down) w.held_until = now_ + hold_;
@@ -46,6 +46,7 @@ void SwitchWatch::update(const converters::FabricSnapshot& s) {
       if (now_ < w.held_until) held_.push_back(guid);
       if (!w.down || c.active > 0) w.active = c.active;  // a switch down keeps its old count
       w.in_topology = c.in_topology;
+      w.foreign_clears_before = fresh ? c.foreign_clears : w.foreign_clears;
       w.foreign_clears = c.foreign_clears;
     }
     first = last;
