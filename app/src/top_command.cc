@@ -146,9 +146,27 @@ bool fetch(const HttpUrl& url, nlohmann::json& health, TopView& view) {
     view.error = "not a health document (is this an ibpulse daemon?)";
     return false;
   }
+  if (parsed.contains("error")) {  // the daemon refused the request (a filter it cannot take)
+    view.error = parsed["error"].is_string() ? parsed["error"].get<std::string>() : "refused";
+    return false;
+  }
   view.error.clear();
   health = std::move(parsed);
   return true;
+}
+
+// `text` for a URL's query: unreserved characters as they are, the rest %XX.
+std::string percent_encoded(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '.' || c == '_' ||
+        c == '~') {
+      out.push_back(c);
+    } else {
+      out += fmt::format("%{:02X}", static_cast<unsigned>(static_cast<unsigned char>(c)));
+    }
+  }
+  return out;
 }
 
 // Waits up to `wait` for a key; 0: none.
@@ -184,6 +202,8 @@ int run_top(const TopArgs& a) {
   auto url = parse_http_url(url_text);
   if (!url) return fail(fmt::format("--url: {}", url.error()));
   if (url->path == "/") url->path = "/api/health";
+  // The daemon filters, so a switch's links are found beyond the fabric's worst hundred.
+  if (!a.filter.empty()) url->path += "?filter=" + percent_encoded(a.filter);
   view.source = url_text;
   nlohmann::json health = nlohmann::json::object();
   if (a.once) {

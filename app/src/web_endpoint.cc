@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "ibpulse/base/number.h"
 #include "ibpulse/exporters/alerts/health_view.h"
 #include "landing_page.h"
 
@@ -29,8 +34,10 @@ Result<std::unique_ptr<WebEndpoint>> WebEndpoint::start(const std::string& liste
         const auto snap = self->sources_.snapshots->load();
         self->self_metrics(write, snap.get());
       },
-      {{"/api/health", "application/json", [self] { return self->health_json(false); }},
-       {"/api/health/grid", "application/json", [self] { return self->health_json(true); }}});
+      {{"/api/health", "application/json",
+        [self](std::string_view query) { return self->health_json(false, query); }},
+       {"/api/health/grid", "application/json",
+        [self](std::string_view query) { return self->health_json(true, query); }}});
   if (!server) return Error{server.error()};
   endpoint->server_ = std::move(*server);
   endpoint->serving_.store(endpoint->server_.get(), std::memory_order_release);
@@ -77,7 +84,48 @@ void WebEndpoint::self_metrics(const MetricsServer::BodyWriter& write,
   write(scratch);
 }
 
-std::string WebEndpoint::health_json(bool grid) const {
+namespace {
+
+// One parameter of a query string ("filter=%5Eleaf&links=50"), percent- and '+'-decoded;
+// nothing when absent.
+std::optional<std::string> query_value(std::string_view query, std::string_view name) {
+  while (!query.empty()) {
+    const std::string_view item = query.substr(0, query.find('&'));
+    query.remove_prefix(std::min(query.size(), item.size() + 1));
+    if (!item.starts_with(name) || item.size() <= name.size() || item[name.size()] != '=') continue;
+    std::string out;
+    for (size_t i = name.size() + 1; i < item.size(); ++i) {
+      unsigned hex = 0;
+      if (item[i] == '%' && i + 2 < item.size() &&
+          std::from_chars(item.data() + i + 1, item.data() + i + 3, hex, 16).ptr ==
+              item.data() + i + 3) {
+        out.push_back(static_cast<char>(hex));
+        i += 2;
+      } else {
+        out.push_back(item[i] == '+' ? ' ' : item[i]);
+      }
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string WebEndpoint::health_json(bool grid, std::string_view query) const {
+  exporters::alerts::HealthViewLimits limits;
+  std::shared_ptr<const std::regex> filter;
+  if (auto text = query_value(query, "filter"); text && !text->empty()) {
+    auto compiled = exporters::alerts::compile_view_filter(*text);
+    if (!compiled) return nlohmann::json{{"error", "filter: " + compiled.error()}}.dump();
+    filter = *compiled;
+    limits.filter = filter.get();
+  }
+  if (auto text = query_value(query, "links")) {
+    auto n = parse_unsigned(*text, 1, 100000);
+    if (!n) return nlohmann::json{{"error", "links: " + n.error()}}.dump();
+    limits.links = *n;
+  }
   auto snap = sources_.snapshots->load();
   auto health = sources_.healths ? sources_.healths->load() : nullptr;
   // Before the first judgement (or with the alert loop off): the same shape, empty.
@@ -86,7 +134,7 @@ std::string WebEndpoint::health_json(bool grid) const {
   const converters::FabricSnapshot& s = snap && health ? *snap : kNoSnapshot;
   const exporters::alerts::HealthSnapshot& h = snap && health ? *health : kNoHealth;
   return grid ? exporters::alerts::health_grid_json(s, h)
-              : exporters::alerts::health_view_json(s, h);
+              : exporters::alerts::health_view_json(s, h, limits);
 }
 
 std::string WebEndpoint::landing() const {

@@ -50,8 +50,9 @@ class WebEndpoint {
   void self_metrics(const exporters::prometheus::MetricsServer::BodyWriter& write,
                     const converters::FabricSnapshot* snapshot);
   std::string landing() const;
-  // /api/health (or, with `grid`, /api/health/grid): health_view.h.
-  std::string health_json(bool grid) const;
+  // /api/health (or, with `grid`, /api/health/grid): health_view.h. `query`: filter=REGEX
+  // (links and roots with an end on a matching node), links=N (how many, default 100).
+  std::string health_json(bool grid, std::string_view query) const;
 
   Sources sources_;
   exporters::prometheus::FabricRenderer renderer_;

@@ -112,6 +112,15 @@ TEST(Health, PlantedSymbolErrorsMakeThePortAndItsLinkFail) {
   EXPECT_EQ(worst["b"]["node_guid"], guid_text(peer.node_guid));
   EXPECT_EQ(worst["b"]["port"], hca.remote_port);
   EXPECT_EQ(worst["b"]["state"], "ok");
+  // The daemon filters by node name: only Hca2's link, though it is not among the worst.
+  const auto hca2 = nlohmann::json::parse(http_get(d.web_port(), "/api/health?filter=%5EHca2%24"));
+  ASSERT_EQ(hca2["links"].size(), 1u) << hca2.dump();
+  EXPECT_EQ(hca2["links"][0]["a"]["node"], "Hca2");
+  EXPECT_EQ(hca2["summary"]["links"], api["summary"]["links"]) << "the summary is the fabric's";
+  const auto limited = nlohmann::json::parse(http_get(d.web_port(), "/api/health?links=2"));
+  EXPECT_EQ(limited["links"].size(), 2u);
+  const auto bad = nlohmann::json::parse(http_get(d.web_port(), "/api/health?filter=Hca%28"));
+  EXPECT_NE(bad.value("error", std::string()).find("filter: "), std::string::npos) << bad.dump();
   const auto grid = nlohmann::json::parse(http_get(d.web_port(), "/api/health/grid"));
   bool coloured = false;
   for (const auto& sw : grid["switches"]) {

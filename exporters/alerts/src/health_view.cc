@@ -5,6 +5,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "name_pattern.h"
+
 namespace ibpulse::exporters::alerts {
 namespace {
 
@@ -54,7 +56,13 @@ double worst_ber(const PortHealth* a, const PortHealth* b) {
   return worst;
 }
 
-json worst_links(const converters::FabricSnapshot& s, const HealthSnapshot& h, size_t limit) {
+bool matches(const converters::FabricSnapshot& s, collector::PortKey key, const std::regex* f) {
+  return f == nullptr || std::regex_search(node_name(s, key.node_guid), *f) ||
+         std::regex_search(collector::guid_string(key.node_guid), *f);
+}
+
+json worst_links(const converters::FabricSnapshot& s, const HealthSnapshot& h, size_t limit,
+                 const std::regex* filter) {
   struct Ranked {
     const LinkHealth* link;
     const PortHealth* a;
@@ -65,6 +73,7 @@ json worst_links(const converters::FabricSnapshot& s, const HealthSnapshot& h, s
   std::vector<Ranked> ranked;
   ranked.reserve(h.links.size());
   for (const LinkHealth& l : h.links) {
+    if (!matches(s, l.a, filter) && !matches(s, l.b, filter)) continue;
     const PortHealth* a = h.find_port(l.a);
     const PortHealth* b = h.find_port(l.b);
     const uint32_t flaps = std::max(a ? a->link_flaps : 0, b ? b->link_flaps : 0);
@@ -93,10 +102,14 @@ json port_ref(const converters::FabricSnapshot& s, collector::PortKey key) {
           {"node", node_name(s, key.node_guid)}};
 }
 
-json roots_of(const converters::FabricSnapshot& s, const HealthSnapshot& h, size_t limit) {
+json roots_of(const converters::FabricSnapshot& s, const HealthSnapshot& h, size_t limit,
+              const std::regex* filter) {
   std::vector<const CongestionRoot*> roots;
-  for (const CongestionRoot& r : h.congestion.roots)
-    roots.push_back(&r);
+  for (const CongestionRoot& r : h.congestion.roots) {
+    const collector::Port* tp = s.topology ? s.topology->find_port(r.key) : nullptr;
+    const bool peer_matches = tp && tp->remote && matches(s, *tp->remote, filter);
+    if (matches(s, r.key, filter) || peer_matches) roots.push_back(&r);
+  }
   std::stable_sort(roots.begin(), roots.end(),
                    [](const auto* x, const auto* y) { return x->victims > y->victims; });
   json out = json::array();
@@ -146,9 +159,13 @@ std::string health_view_json(const converters::FabricSnapshot& s, const HealthSn
                              HealthViewLimits limits) {
   const json out = {{"sequence", h.sequence},
                     {"summary", summary_of(s, h)},
-                    {"links", worst_links(s, h, limits.links)},
-                    {"roots", roots_of(s, h, limits.roots)}};
+                    {"links", worst_links(s, h, limits.links, limits.filter)},
+                    {"roots", roots_of(s, h, limits.roots, limits.filter)}};
   return out.dump();
+}
+
+Result<std::shared_ptr<const std::regex>> compile_view_filter(const std::string& pattern) {
+  return detail::compile_name_pattern(pattern);
 }
 
 std::string health_grid_json(const converters::FabricSnapshot& s, const HealthSnapshot& h) {

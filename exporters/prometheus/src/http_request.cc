@@ -39,6 +39,8 @@ Status parse_request_line(std::string_view line, RequestHead& head) {
   if (target.empty() || target.front() != '/') return Err("the target must be a path");
   if (head.version != "HTTP/1.1" && head.version != "HTTP/1.0") return Err("unsupported version");
   head.path = target.substr(0, target.find('?'));
+  if (const size_t q = target.find('?'); q != std::string_view::npos)
+    head.query = target.substr(q + 1);
   return Ok{};
 }
 

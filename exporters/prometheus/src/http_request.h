@@ -3,8 +3,8 @@
 // fields, parsed from bytes a client sent (outside input: fuzzed by the http_request_head fuzz
 // target). Private to the exporter.
 //
-// Only what the server uses is kept: method, path (the target without its query), version and
-// the header fields; values are views into the bytes given, which must outlive the head.
+// Only what the server uses is kept: method, path and query (the target split at '?'), version
+// and the header fields; values are views into the bytes given, which must outlive the head.
 //
 // Thread safety: pure functions of their arguments.
 
@@ -21,6 +21,7 @@ namespace ibpulse::exporters::prometheus::detail {
 struct RequestHead {
   std::string_view method;
   std::string_view path;     // the request target up to '?'
+  std::string_view query;    // what follows the '?', still percent-encoded; empty: none
   std::string_view version;  // "HTTP/1.1" or "HTTP/1.0"
   std::vector<std::pair<std::string_view, std::string_view>> fields;
 

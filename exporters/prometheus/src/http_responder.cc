@@ -89,7 +89,9 @@ void Responder::respond_to_head(Connection& connection, std::string_view bytes, 
   }
   for (const auto& document : documents_) {
     if (request->path == document.path) {
-      return serve_page(connection, head, document.content_type, document.body);
+      const std::string_view query = request->query;
+      return serve_page(connection, head, document.content_type,
+                        [&document, query] { return document.body(query); });
     }
   }
   error_response(connection, 404, "Not Found", "", head);

@@ -56,11 +56,12 @@ class MetricsServer {
   using MetricsFn = std::function<void(const BodyWriter& write)>;
   using LandingFn = std::function<std::string()>;  // HTML of the landing page `/`
   // Another path the server answers (GET and HEAD) with a whole body built per request: the
-  // daemon's /api/health JSON, say.
+  // daemon's /api/health JSON, say. `body` gets the request's query ("filter=%5Eleaf&links=50",
+  // still percent-encoded; empty: none).
   struct Document {
     std::string path;          // "/api/health"
     std::string content_type;  // "application/json"
-    std::function<std::string()> body;
+    std::function<std::string(std::string_view query)> body;
   };
 
   struct Stats {
