@@ -11,6 +11,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -169,12 +170,22 @@ std::string percent_encoded(std::string_view text) {
   return out;
 }
 
-// Waits up to `wait` for a key; 0: none.
+// Waits up to `wait` for a key; 0: none. Standard input at its end (top run from a script with
+// </dev/null) is readable at once and forever: then it just waits, rather than spin.
 char read_key(std::chrono::milliseconds wait) {
-  pollfd p{STDIN_FILENO, POLLIN, 0};
-  if (poll(&p, 1, static_cast<int>(wait.count())) != 1) return 0;
-  char c = 0;
-  return read(STDIN_FILENO, &c, 1) == 1 ? c : 0;
+  static bool input_ended = false;
+  if (!input_ended) {
+    pollfd p{STDIN_FILENO, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(wait.count())) != 1) return 0;
+    char c = 0;
+    const ssize_t n = read(STDIN_FILENO, &c, 1);
+    if (n == 1) return c;
+    if (n == 0) input_ended = true;
+    if (n < 0 && errno != EINTR && errno != EAGAIN) input_ended = true;
+    return 0;
+  }
+  std::this_thread::sleep_for(wait);
+  return 0;
 }
 
 int run_top(const TopArgs& a) {

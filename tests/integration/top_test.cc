@@ -147,6 +147,17 @@ TEST(Top, ClearErrorsForBadUrlsAndUnreachableDaemons) {
                                       fmt::format("http://127.0.0.1:{}", closed), "--once"});
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_NE(refused.err.find("cannot connect to 127.0.0.1"), std::string::npos) << refused.err;
+  // Run from a script with no input (stdin at its end, readable forever): it waits, not spins.
+  const ShellRun quiet = shell(fmt::format(
+      "bash -c 'TIMEFORMAT=%U+%S; time timeout 3 {} top --url http://127.0.0.1:{} --interval 0.2 "
+      "</dev/null >/dev/null 2>&1'",
+      IBPULSE_BINARY_FOR_TESTS, closed));
+  const size_t plus = quiet.out.rfind('+');
+  ASSERT_NE(plus, std::string::npos) << quiet.out;
+  const size_t line = quiet.out.rfind('\n', plus);
+  const double cpu = std::stod(quiet.out.substr(line == std::string::npos ? 0 : line + 1)) +
+                     std::stod(quiet.out.substr(plus + 1));
+  EXPECT_LT(cpu, 0.5) << "CPU seconds in 3 s: " << quiet.out;
   const auto json_live = fabric().exec({IBPULSE_BINARY_FOR_TESTS, "top", "--json"});
   EXPECT_NE(json_live.err.find("--json needs --once"), std::string::npos) << json_live.err;
 }
