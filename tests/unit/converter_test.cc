@@ -44,15 +44,6 @@ RawSample counters(Clock::time_point at, uint64_t symbol_errors, uint64_t xmit_d
   return s;
 }
 
-// A topology of kPort alone.
-std::shared_ptr<collector::Topology> one_port_topology() {
-  auto topo = std::make_shared<collector::Topology>();
-  collector::Port p;
-  p.key = kPort;
-  topo->ports.push_back(p);
-  return topo;
-}
-
 uint64_t total(const Converter& c, CounterId id) {
   return c.state(kPort)->core[schema::index_of(id)].total;
 }
@@ -114,7 +105,7 @@ TEST(Converter, AnIfMibValueWaitsAfterARestartForEveryCounterItSums) {
 
   Converter after({});
   after.restore_port(kPort, *before.state(kPort));
-  after.set_topology(one_port_topology(), t0);
+  after.set_topology(testing::one_port_topology(kPort), t0);
   narrow.received = wide.received = t0 + 1s;
   after.apply(narrow);
   const auto first_view = after.snapshot(t0 + 1s);  // holds the port snapshots
@@ -163,7 +154,7 @@ TEST(Converter, ARestoredCounterContinuesOnlyFromTheCopyItWasSavedFrom) {
   options.restored_source_wait = 1min;
   Converter c(options);
   c.restore_port(kPort, saved_wide_state());
-  c.set_topology(one_port_topology(), t0);
+  c.set_topology(testing::one_port_topology(kPort), t0);
   c.apply(counters(t0 + 10s, 5, 77));  // the narrow copy: not this counter's source
   const auto held_view = c.snapshot(t0 + 10s);
   const PortSnapshot* held = held_view->find(kPort);
@@ -371,7 +362,7 @@ TEST(Converter, LowerExtendedReadingAfterOurClearIsOurs) {
 }
 
 TEST(Converter, SnapshotsCarryDerivedValuesUtilisationAndSharedExtras) {
-  auto topo = one_port_topology();
+  auto topo = testing::one_port_topology(kPort);
   collector::LinkState& link = topo->ports[0].link;
   link.state = 4;
   link.width_active = 2;  // 4X
@@ -407,7 +398,7 @@ TEST(Converter, SnapshotsCarryDerivedValuesUtilisationAndSharedExtras) {
 // the attributes read take room, and adding one keeps the counters already there.
 TEST(Converter, ExtraCountersTakeRoomOnlyForTheAttributesRead) {
   Converter c({});
-  c.set_topology(one_port_topology());
+  c.set_topology(testing::one_port_topology(kPort));
   const auto extra_index = [](Attribute a, const char* name) {
     return schema::sinks_of(a)[field(a, name)].counter - schema::kCoreCounterCount;
   };
@@ -447,7 +438,7 @@ TEST(Converter, ExtraCountersTakeRoomOnlyForTheAttributesRead) {
 // on a healthy fabric most of them stay still, and a copy per port and read would double them.
 TEST(Converter, UnchangedExtraCountersStaySharedWithSnapshots) {
   Converter c({});
-  c.set_topology(one_port_topology());
+  c.set_topology(testing::one_port_topology(kPort));
   const size_t vl3 = field(Attribute::kPortVLXmitWaitCounters, "PortVLXmitWait3");
   const size_t vl5 = field(Attribute::kPortVLXmitWaitCounters, "PortVLXmitWait5");
   RawSample vl = sample(Attribute::kPortVLXmitWaitCounters, t0);

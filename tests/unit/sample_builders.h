@@ -2,9 +2,11 @@
 // Hand-built raw samples for the converter's unit tests.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string_view>
 
 #include "ibpulse/collector/pma.h"
+#include "ibpulse/collector/topology.h"
 
 namespace ibpulse::converters::testing {
 
@@ -16,6 +18,15 @@ inline size_t field(schema::Attribute a, std::string_view name) {
   }
   ADD_FAILURE() << "no field " << name;
   return 0;
+}
+
+// A topology of `port` alone, with no link: what a converter needs to report that one port.
+inline std::shared_ptr<collector::Topology> one_port_topology(collector::PortKey port) {
+  auto topology = std::make_shared<collector::Topology>();
+  collector::Port p;
+  p.key = port;
+  topology->ports.push_back(p);
+  return topology;
 }
 
 // A successful reading of `a` on `port`, every field advertised and 0.

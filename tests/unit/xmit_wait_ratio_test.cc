@@ -31,19 +31,11 @@ float ratio(const Converter& c, Clock::time_point at) {
   return p ? p->xmit_wait_ratio : -1.0f;
 }
 
-std::shared_ptr<collector::Topology> one_port() {
-  auto t = std::make_shared<collector::Topology>();
-  collector::Port p;
-  p.key = kPort;
-  t->ports.push_back(p);
-  return t;
-}
-
 TEST(XmitWaitRatio, TicksTimesTheTickOverTheInterval) {
   ConverterOptions options;
   options.xmit_wait_tick = 4ns;
   Converter c(options);
-  c.set_topology(one_port(), t0);
+  c.set_topology(testing::one_port_topology(kPort), t0);
   EXPECT_TRUE(std::isnan(ratio(c, t0))) << "never read: absent";
   c.apply(wait_reading(t0, 1000));
   EXPECT_EQ(ratio(c, t0), 0.0f) << "one reading: no interval yet";
@@ -53,7 +45,7 @@ TEST(XmitWaitRatio, TicksTimesTheTickOverTheInterval) {
   // A tick of 16 ns makes the same count four times the time: all of it.
   options.xmit_wait_tick = 16ns;
   Converter slow(options);
-  slow.set_topology(one_port(), t0);
+  slow.set_topology(testing::one_port_topology(kPort), t0);
   slow.apply(wait_reading(t0, 0));
   slow.apply(wait_reading(t0 + 1s, 62'500'000));
   EXPECT_FLOAT_EQ(ratio(slow, t0 + 1s), 1.0f);
@@ -63,7 +55,7 @@ TEST(XmitWaitRatio, TicksTimesTheTickOverTheInterval) {
 
 TEST(XmitWaitRatio, ALatchedCounterGivesNoRatioUntilAnExactReading) {
   Converter c({});
-  c.set_topology(one_port(), t0);
+  c.set_topology(testing::one_port_topology(kPort), t0);
   c.apply(wait_reading(t0, 4'000'000'000));
   c.apply(wait_reading(t0 + 1s, 0xFFFFFFFF));  // latched: the count since is unknown
   EXPECT_TRUE(std::isnan(ratio(c, t0 + 1s)));
