@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <limits>
 
 #include "ibpulse/base/check.h"
 #include "ibpulse/converters/width.h"
@@ -19,6 +20,7 @@ size_t slot_of(Attribute attribute) {
   return static_cast<size_t>(attribute) & 0xf;  // unique for the PMA attributes 0x10-0x1F
 }
 
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr size_t kUnicastXmitField = 4;  // PortCountersExtended: advertised with CapMask 0x200
 
 double seconds(Clock::duration d) {
@@ -366,6 +368,11 @@ ApplyEvents Converter::apply_at(const RawSample& s, uint32_t slot) {
     apply_vl_sample(s);
     return events;
   }
+  if (s.attribute == Attribute::kPortSamplesControl) {
+    // The node's answer (collector::sample_control_tick): its PortXmitWait tick.
+    if (s.field_count > 0) node_ticks_[s.port.node_guid] = static_cast<uint8_t>(s.values[0]);
+    return events;
+  }
   if (sinks.empty()) return events;
   PortState& p = port(s.port, slot);
   const size_t attribute_slot = slot_of(s.attribute);
@@ -393,6 +400,7 @@ ApplyEvents Converter::apply_at(const RawSample& s, uint32_t slot) {
   todo &= ~held;
   const bool maybe_own_clear = s.cleared != 0 || (wide && p.own_clear_since_extended);
   const double dt_seconds = seconds(dt);
+  const bool vl_waits = s.attribute == Attribute::kPortVLXmitWaitCounters;
   uint64_t exact = 0;  // fields whose delta holds every count since the last reading
   for (; todo != 0; todo &= todo - 1) {
     const auto i = static_cast<size_t>(std::countr_zero(todo));
@@ -418,6 +426,8 @@ ApplyEvents Converter::apply_at(const RawSample& s, uint32_t slot) {
       p.present |= uint64_t{1} << c;
       if (dt > Clock::duration::zero())
         p.rates[c] = static_cast<float>(static_cast<double>(o.delta) / dt_seconds);
+    } else if (vl_waits && dt > Clock::duration::zero()) {
+      set_vl_wait_rate(p, c, exact_delta ? static_cast<double>(o.delta) / dt_seconds : kNaN);
     }
   }
   if (dt > Clock::duration::zero()) add_coverage(p, s, exact, dt);
@@ -466,6 +476,14 @@ Outcome Converter::apply_field(PortState& p, const RawSample& s, const schema::F
   if (stored && after == before) return out;
   writable_extra(p).set(e, after);
   return out;
+}
+
+void Converter::set_vl_wait_rate(PortState& p, size_t counter, double rate) {
+  const size_t vl = schema::counter_table()[counter].label_value;
+  const auto r = static_cast<float>(rate);
+  // An unchanged rate (a VL that stays idle) leaves the block shared with the snapshots.
+  if (p.extra && !p.extra->vl_wait_rate_differs(vl, r)) return;
+  writable_extra(p).set_vl_wait_rate(vl, r);
 }
 
 ExtraCounters& Converter::writable_extra(PortState& p) {

@@ -1,6 +1,7 @@
 #include "ibpulse/converters/extra_counters.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -46,9 +47,26 @@ ExtraCounters::ExtraCounters(const ExtraCounters& other)
       zero_bits_(other.zero_bits_),
       present_(other.present_),
       packed_(other.packed_) {
+  if (other.vl_wait_rates_)
+    vl_wait_rates_ = std::make_unique<std::array<float, kVls>>(*other.vl_wait_rates_);
   if (packed_ == 0) return;
   states_ = std::make_unique_for_overwrite<unsigned char[]>(packed_ * kPacked);
   std::copy_n(other.states_.get(), packed_ * kPacked, states_.get());
+}
+
+bool ExtraCounters::vl_wait_rate_differs(size_t vl, float rate) const {
+  if (vl >= kVls) return false;
+  const float now = vl_wait_rates_ ? (*vl_wait_rates_)[vl] : kNoRate;
+  return !(now == rate || (std::isnan(now) && std::isnan(rate)));
+}
+
+void ExtraCounters::set_vl_wait_rate(size_t vl, float rate) {
+  if (vl >= kVls) return;
+  if (!vl_wait_rates_) {
+    vl_wait_rates_ = std::make_unique<std::array<float, kVls>>();
+    vl_wait_rates_->fill(kNoRate);
+  }
+  (*vl_wait_rates_)[vl] = rate;
 }
 
 size_t ExtraCounters::counters() const {

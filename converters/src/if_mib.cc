@@ -117,4 +117,11 @@ uint64_t link_bits_per_second(const collector::LinkState& link) {
   return link_lanes(link.width_active) * lane_megabits(link) * 1000000;
 }
 
+std::optional<double> xmit_wait_tick_period_ns(uint8_t tick, const collector::LinkState& link) {
+  const uint64_t lane_megabits_per_second = lane_megabits(link);
+  if (lane_megabits_per_second == 0) return std::nullopt;
+  const double symbol_ns = 8.0 * 1000.0 / static_cast<double>(lane_megabits_per_second);
+  return (tick + 1.0) * symbol_ns;
+}
+
 }  // namespace ibpulse::converters

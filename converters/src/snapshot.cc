@@ -47,13 +47,21 @@ void set_utilisation(PortSnapshot& out, const std::array<float, schema::kCoreCou
       static_cast<float>(rate(CounterId::kXmitData) * 8.0 / static_cast<double>(bps));
 }
 
-void set_xmit_wait_ratio(PortSnapshot& out, const Converter::PortState& p,
-                         std::chrono::nanoseconds tick) {
+void set_xmit_wait_ratio(PortSnapshot& out, const Converter::PortState& p) {
   const size_t c = schema::index_of(CounterId::kXmitWait);
   if (!out.has(CounterId::kXmitWait) || (out.saturated >> c & 1) != 0) return;
-  const double ratio =
-      static_cast<double>(p.rates[c]) * std::chrono::duration<double>(tick).count();
+  const double ratio = static_cast<double>(p.rates[c]) * out.xmit_wait_tick_ns * 1e-9;
   out.xmit_wait_ratio = static_cast<float>(std::min(1.0, ratio));
+}
+
+// The configured period, else the node's Tick at the port's speed, else the default.
+float tick_period_ns(const std::optional<std::chrono::nanoseconds>& configured,
+                     const uint8_t* node_tick, const collector::LinkState& link) {
+  if (configured) return static_cast<float>(configured->count());
+  if (node_tick != nullptr) {
+    if (const auto ns = xmit_wait_tick_period_ns(*node_tick, link)) return static_cast<float>(*ns);
+  }
+  return static_cast<float>(schema::kDefaultXmitWaitTickNs);
 }
 
 std::shared_ptr<const PortVlTraffic> find_vl_traffic(const Converter::VlTrafficMap& map,
@@ -102,6 +110,7 @@ std::shared_ptr<const FabricSnapshot> Converter::snapshot(Clock::time_point now,
     out.key = key;
     out.if_index = if_indexes_.find(key);
     out.in_topology = false;
+    out.xmit_wait_tick_ns = tick_period_ns(options_.xmit_wait_tick, nullptr, {});
     if (const auto* state = interfaces_.find(key)) set_interface(out, *state);
     return out;
   };
@@ -121,6 +130,9 @@ std::shared_ptr<const FabricSnapshot> Converter::snapshot(Clock::time_point now,
   if (topology_) {
     const auto if_indexes = if_indexes_.by_topology_port();
     const auto interfaces = interfaces_.by_topology_port();
+    // A node's ports are together (key order): its Tick is looked up once.
+    uint64_t tick_node = 0;
+    const uint8_t* node_tick = nullptr;
     // States are in topology order (set_topology): a sequential read, no lookups.
     for (size_t i = 0; i < known; ++i) {
       const collector::Port& port = topology_->ports[i];
@@ -130,11 +142,17 @@ std::shared_ptr<const FabricSnapshot> Converter::snapshot(Clock::time_point now,
       out.key = port.key;
       out.if_index = if_indexes[i];
       set_interface(out, interfaces[i]);
+      if (port.key.node_guid != tick_node && !node_ticks_.empty()) {
+        tick_node = port.key.node_guid;
+        const auto found = node_ticks_.find(tick_node);
+        node_tick = found != node_ticks_.end() ? &found->second : nullptr;
+      }
+      out.xmit_wait_tick_ns = tick_period_ns(options_.xmit_wait_tick, node_tick, port.link);
       const uint32_t slot = topology_order_[i];
       if (read_[slot] != 0) {
         fill(out, states_[slot]);
         set_utilisation(out, states_[slot].rates, port.link);
-        set_xmit_wait_ratio(out, states_[slot], options_.xmit_wait_tick);
+        set_xmit_wait_ratio(out, states_[slot]);
       }
       if (!vl_traffic_.empty()) out.vl_traffic = find_vl_traffic(vl_traffic_, port.key);
     }

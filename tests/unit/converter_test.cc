@@ -441,9 +441,11 @@ TEST(Converter, UnchangedExtraCountersStaySharedWithSnapshots) {
   c.set_topology(testing::one_port_topology(kPort));
   const size_t vl3 = field(Attribute::kPortVLXmitWaitCounters, "PortVLXmitWait3");
   const size_t vl5 = field(Attribute::kPortVLXmitWaitCounters, "PortVLXmitWait5");
-  RawSample vl = sample(Attribute::kPortVLXmitWaitCounters, t0);
+  RawSample vl = sample(Attribute::kPortVLXmitWaitCounters, t0 - 1s);
   vl.values[vl3] = 77;
   c.apply(vl);
+  vl.received = t0;
+  c.apply(vl);  // the first interval: its wait rates (0) are new
   const auto first = c.snapshot(t0);
   vl.received = t0 + 1s;
   c.apply(vl);  // the same values again

@@ -61,9 +61,10 @@ struct ConverterOptions {
   // and the 64-bit one again once a discovery reads it, so the daemon waits for two
   // discoveries. Past it, the other copy's reading is a source switch.
   std::chrono::milliseconds restored_source_wait{std::chrono::minutes(10)};
-  // The period of a PortXmitWait tick (device-defined; schema::kDefaultXmitWaitTickNs says
-  // why this default): PortSnapshot::xmit_wait_ratio = ticks waited per second x this.
-  std::chrono::nanoseconds xmit_wait_tick{schema::kDefaultXmitWaitTickNs};
+  // The period of a PortXmitWait tick, for every port (`congestion.xmit-wait-tick`): the wait
+  // ratios are ticks waited per second x this. Unset: each port's own where its node answered
+  // PortSamplesControl (xmit_wait_tick_period()), else schema::kDefaultXmitWaitTickNs.
+  std::optional<std::chrono::nanoseconds> xmit_wait_tick{};
 };
 
 class Converter {
@@ -183,6 +184,8 @@ class Converter {
                         ApplyEvents& events);
   // The port's per-VL / per-lane block, its own copy if a snapshot still shares it.
   static ExtraCounters& writable_extra(PortState& p);
+  // Stores a PortVLXmitWait counter's rate of the interval just read (NaN: none).
+  static void set_vl_wait_rate(PortState& p, size_t counter, double rate);
   void note_clear_window(PortState& p, const collector::RawSample& s, Clock::duration dt);
   // The sample's exact deltas (bit per field) covered `dt` of its port's error counts.
   static void add_coverage(PortState& p, const collector::RawSample& s, uint64_t exact,
@@ -219,6 +222,8 @@ class Converter {
   // subnet under the same key is dropped, not mixed in.
   std::unordered_map<collector::PortKey, uint8_t, collector::PortKeyHash> port_subnets_;
   VlTrafficMap vl_traffic_;
+  // Node GUID -> the Tick its PMA's PortSamplesControl answered (the device's tick code).
+  std::unordered_map<uint64_t, uint8_t> node_ticks_;
   // Per port and attribute (id & 0xf): when our clear was asked, while it is in flight. Only
   // the `threshold` clear policy asks, and few at a time: apart from the port states.
   std::map<std::pair<collector::PortKey, uint8_t>, Clock::time_point> clears_asked_;

@@ -60,6 +60,21 @@ class ExtraCounters {
   // large fabric's ports otherwise waits on memory once for the object, once for this.
   const void* storage() const { return states_.get(); }
 
+  // PortVLXmitWait's rate per VL (ticks per second) over the last interval between two
+  // readings of PortVLXmitWaitCounters: NaN when that interval has none (a 16-bit counter
+  // latched at all ones, or cleared by someone else: its count is short of the truth), nothing
+  // before the port's second reading. Derived, but kept here: it changes with the counters,
+  // and snapshots share the block with them.
+  std::optional<float> vl_wait_rate(size_t vl) const {
+    if (!vl_wait_rates_ || vl >= kVls) return std::nullopt;
+    const float rate = (*vl_wait_rates_)[vl];
+    if (rate == kNoRate) return std::nullopt;
+    return rate;
+  }
+  // Whether set_vl_wait_rate(vl, rate) would change anything (NaN equals NaN here).
+  bool vl_wait_rate_differs(size_t vl, float rate) const;
+  void set_vl_wait_rate(size_t vl, float rate);
+
  private:
   // The extra counters of one attribute: contiguous in the schema's counter table.
   struct Group {
@@ -115,6 +130,10 @@ class ExtraCounters {
   void insert_slot(size_t slot);
   void erase_slot(size_t slot);
 
+  static constexpr size_t kVls = 16;
+  static constexpr float kNoRate = -1;  // a VL without a rate yet
+  // Allocated at the first rate: most ports never read PortVLXmitWaitCounters twice.
+  std::unique_ptr<std::array<float, kVls>> vl_wait_rates_;
   Bits packed_bits_{};   // counters with a slot, in index order
   Bits zero_bits_{};     // counters read as 0 only (kReadZero), without one
   uint8_t present_ = 0;  // bit per group: its attribute was read

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 
 #include "ibpulse/collector/topology.h"
 #include "ibpulse/converters/port_totals.h"
@@ -34,5 +35,12 @@ uint64_t link_bits_per_second(const collector::LinkState& link);
 
 // PortInfo LinkWidthActive (1 = 1X, 2 = 4X, 4 = 8X, 8 = 12X, 16 = 2X) in lanes; 0 when unknown.
 uint64_t link_lanes(uint8_t width_active);
+
+// The period of a PortXmitWait tick in ns, from PortSamplesControl's Tick: Tick + 1 symbol
+// times, a symbol time being one byte on one lane at the link's data rate (4 ns at SDR). The
+// spec's definition; NVIDIA documents its Quantum switches as counting per 8 bytes of the whole
+// port instead (Tick 7), where this is the lane count too long (docs/congestion.md). Nothing
+// when the link's speed is unknown.
+std::optional<double> xmit_wait_tick_period_ns(uint8_t tick, const collector::LinkState& link);
 
 }  // namespace ibpulse::converters

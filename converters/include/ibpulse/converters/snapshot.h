@@ -5,13 +5,16 @@
 //
 // Thread safety: a FabricSnapshot is immutable once published; SnapshotStore is thread-safe.
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -46,6 +49,9 @@ struct PortSnapshot {
   // NaN (absent) until the counter was read (0 after its first reading: no interval yet), and
   // while its narrow copy is latched (that interval's count is short of the truth).
   float xmit_wait_ratio = std::numeric_limits<float>::quiet_NaN();
+  // The period of the port's PortXmitWait tick that the wait ratios use, in ns
+  // (ConverterOptions::xmit_wait_tick; xmit_wait_tick_period()).
+  float xmit_wait_tick_ns = static_cast<float>(schema::kDefaultXmitWaitTickNs);
   Clock::time_point last_change{};  // ifLastChange (epoch: unchanged since we started)
   uint32_t mtu = 0;                 // ifMtu, octets (0: not known)
   uint16_t phys_lid = 0;            // ifPhysAddress as the base LID (0: empty)
@@ -68,6 +74,13 @@ struct PortSnapshot {
   std::shared_ptr<const PortVlTraffic> vl_traffic;
 
   bool has(schema::CounterId id) const { return present >> schema::index_of(id) & 1; }
+  // xmit_wait_ratio's per-VL twin, from PortVLXmitWaitCounters (read at the details interval):
+  // nothing before two readings, nor for an interval its 16-bit counter latched in.
+  std::optional<double> vl_xmit_wait_ratio(size_t vl) const {
+    const std::optional<float> rate = extra ? extra->vl_wait_rate(vl) : std::nullopt;
+    if (!rate || std::isnan(*rate)) return std::nullopt;
+    return std::min(1.0, static_cast<double>(*rate) * xmit_wait_tick_ns / 1e9);
+  }
   uint64_t total(schema::CounterId id) const { return totals[schema::index_of(id)]; }
   // An IF-MIB value (if_mib.h), computed from the totals when read: every snapshot still read
   // would hold 72 bytes per port more for what a few additions give.

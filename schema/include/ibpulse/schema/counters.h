@@ -66,10 +66,10 @@ constexpr size_t index_of(CounterId id) {
 }
 
 // PortXmitWait counts ticks in which the port had data to send and sent none; the tick's period
-// is device-defined and no attribute states it in time units (PortSamplesControl's Tick field is
-// in the device's own units too). The assumed period when none is configured
-// (`congestion.xmit-wait-tick`): 4 ns, a 250 MHz clock, the order of a switch ASIC's core
-// clock. docs/congestion.md says how to measure a device's own.
+// is device-defined: PortSamplesControl's Tick + 1 byte times of a lane, where a node answers it
+// (converters::xmit_wait_tick_period_ns). The period assumed where none answers and none is
+// configured (`congestion.xmit-wait-tick`): 4 ns, a byte on an SDR lane, Tick 0 at SDR.
+// docs/congestion.md says how to measure a device's own.
 inline constexpr uint64_t kDefaultXmitWaitTickNs = 4;
 
 // Where SNMP serves a value (IF-MIB RFC 2863; IB-IF-MIB draft-ietf-ipoib-ibif-mib-00;
