@@ -169,11 +169,20 @@ std::vector<KeyDef> link_health_keys() {
         "5m"},
        duration(IBPULSE_FIELD(health.switch_hold), 1s)},
       {{"congestion.xmit-wait-tick",
-        "The period of a PortXmitWait tick (device-defined: measure yours as docs/congestion.md "
-        "says), from 1ns to 1s: wait ratio = ticks x this / the interval",
-        fmt::format("{}ns", schema::kDefaultXmitWaitTickNs)},
+        fmt::format("The period of a PortXmitWait tick, from 1ns to 1s: wait ratio = ticks x "
+                    "this / the interval. auto: each node's own, from its PortSamplesControl "
+                    "Tick (Tick + 1 byte times of one lane at the link's speed), {} ns where a "
+                    "node does not answer (see docs/congestion.md)",
+                    schema::kDefaultXmitWaitTickNs),
+        "auto"},
        [](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
          if (auto one = one_value(v); !one) return one;
+         const bool automatic = v[0] == "auto";
+         c.poller.ask_xmit_wait_tick = automatic;
+         if (automatic) {
+           c.converter.xmit_wait_tick.reset();
+           return Ok{};
+         }
          auto tick = parse_short_duration(v[0]);
          if (!tick) return Error{tick.error()};
          c.converter.xmit_wait_tick = *tick;

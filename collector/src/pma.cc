@@ -36,6 +36,11 @@ bool supports(const PmaCapabilities& caps, const schema::Field& field) {
   return false;
 }
 
+uint8_t sample_control_tick(std::span<const uint8_t> data) {
+  constexpr size_t kTickByte = 2;
+  return data.size() > kTickByte ? data[kTickByte] : 0;
+}
+
 MadRequest pma_get(schema::Attribute attribute, uint16_t lid, uint8_t port, uint32_t node,
                    uint64_t cookie) {
   MadRequest r;

@@ -6,6 +6,7 @@
 #include <array>
 #include <map>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "node_capabilities.h"
 #include "port_info.h"
 #include "read_plan.h"
+#include "tick_asks.h"
 
 namespace ibpulse::collector {
 namespace {
@@ -38,6 +40,7 @@ struct Context {
 
 constexpr uint32_t kSamplerItem = UINT32_MAX;
 constexpr uint32_t kClearItem = UINT32_MAX - 1;  // a Set clearing counters the converter asked
+constexpr uint32_t kTickItem = UINT32_MAX - 2;   // a node's PortSamplesControl (tick_asks.h)
 // Due items are taken this many at a time while the engine's backlog has room (issue_due),
 // and the backlog is at least kMinBacklog requests: 32 windows of the simulator's 64, and
 // small enough (150 KB of packed requests) to stay in the L2 cache. 16,384 (1.2 MB) spread
@@ -101,6 +104,9 @@ struct Poller::State {
   bool capabilities_refresh = false;                    // a discovery ran: ask every node again
   std::map<uint64_t, std::set<Attribute>> unsupported;  // per node, until rediscovery
   ExtSpeedsLayouts layouts;
+  TickAsks ticks;
+  uint64_t tick_answers = 0;
+  std::array<uint64_t, std::tuple_size_v<decltype(MadStats::failed)>> tick_failures{};
   std::set<uint64_t> layout_fallback_warned;  // nodes (0: every node, SMPs off)
   std::map<uint64_t, uint32_t> node_index;
   std::vector<PortPlan> plans;             // per index of topology.ports
@@ -363,6 +369,7 @@ struct Poller::State {
                       guid_string(t.key.node_guid)));
     }
     rebuild_plans();
+    if (options.ask_xmit_wait_tick) ticks.plan(topology, now);
     scheduler.update(topology, now);
     std::lock_guard lock(mutex);
     stats.ports = topology.ports.size();
@@ -701,6 +708,7 @@ struct Poller::State {
     free_contexts.push_back(c.cookie);
     if (ctx.item == kSamplerItem) return sample_reply(ctx, c);
     if (ctx.item == kClearItem) return clear_reply(ctx, c);
+    if (ctx.item == kTickItem) return tick_reply(ctx, c);
     if (--items[ctx.item].pending == 0) {
       free_items.push_back(ctx.item);
       item_done(items[ctx.item].item);
@@ -842,6 +850,38 @@ struct Poller::State {
     }
   }
 
+  // Nodes' PortSamplesControl, a few at a time (tick_asks.h), apart from the scheduled reads.
+  void ask_ticks() {
+    while (const auto ask = ticks.next()) {
+      const uint32_t node = plans.size() > ask->port_index ? plans[ask->port_index].node : 0;
+      engine->submit(
+          pma_get(Attribute::kPortSamplesControl, ask->lid, ask->port.port, node,
+                  new_context(Context{ask->port, Attribute::kPortSamplesControl, Group::kDetails, 0,
+                                      kTickItem, static_cast<uint32_t>(ask->port_index)})));
+    }
+  }
+
+  // The answer goes to the converter raw, as every reading does (RawSample: Tick in values[0]).
+  void tick_reply(const Context& ctx, const MadCompletion& c) {
+    if (c.failure != MadFailure::kNone) {
+      ticks.failed(ctx.port.node_guid, c.failure == MadFailure::kStatus, c.received);
+      ++tick_failures[static_cast<size_t>(c.failure)];
+      return;
+    }
+    ticks.answered(ctx.port.node_guid);
+    ++tick_answers;
+    RawSample s;
+    s.port = ctx.port;
+    s.subnet = options.subnet;
+    s.attribute = Attribute::kPortSamplesControl;
+    s.received = c.received;
+    s.values[0] = sample_control_tick(c.data);
+    s.field_count = 1;
+    s.advertised = 1;
+    ++local_samples;
+    if (!ring.push(s)) ++local_drops;
+  }
+
   void sample_reply(const Context& ctx, const MadCompletion& c) {
     if (ctx.index >= sampled.size() || !sampled[ctx.index].session) return;  // reconfigured
     SampledPort& sp = sampled[ctx.index];
@@ -877,6 +917,13 @@ struct Poller::State {
   void publish() {
     std::lock_guard lock(mutex);
     stats.mad = engine->stats();
+    // The engine counts every MAD; a tick ask's failure is not a read's (PollerStats).
+    for (size_t i = 0; i < tick_failures.size(); ++i)
+      stats.mad.failed[i] -= std::min(stats.mad.failed[i], tick_failures[i]);
+    stats.tick_asks_answered = tick_answers;
+    stats.tick_asks_failed = 0;
+    for (const uint64_t n : tick_failures)
+      stats.tick_asks_failed += n;
     stats.samples = local_samples;
     stats.clears_sent = local_clears_sent;
     stats.ring_drops = local_drops;
@@ -943,6 +990,7 @@ struct Poller::State {
     retry_capabilities(now);
     take_clear_requests();
     issue_due(now);
+    ask_ticks();
     auto wake = std::min(next_discovery, now + 100ms);
     if (auto due = scheduler.next_due()) wake = std::min(wake, *due);
     if (!sampled.empty()) wake = std::min(wake, drive_sampling(now));

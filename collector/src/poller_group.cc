@@ -30,6 +30,8 @@ void add_poller_stats(PollerStats& a, const PollerStats& b) {
   a.port_info_failures += b.port_info_failures;
   a.port_changes += b.port_changes;
   a.clears_sent += b.clears_sent;
+  a.tick_asks_answered += b.tick_asks_answered;
+  a.tick_asks_failed += b.tick_asks_failed;
   a.ports += b.ports;
   a.nodes += b.nodes;
   a.owned_nodes += b.owned_nodes;

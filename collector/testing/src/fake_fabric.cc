@@ -171,6 +171,13 @@ uint16_t FakeFabric::answer(const MadRequest& request, std::array<uint8_t, kMadD
     put_bits(data, 32, 27, n.behaviour.capability_mask2);
     return 0;
   }
+  if (request.attribute == static_cast<uint16_t>(Attribute::kPortSamplesControl) &&
+      request.method == MadMethod::kGet) {
+    data.fill(0);
+    data[1] = request.data[1];  // PortSelect
+    data[2] = n.behaviour.sample_tick;
+    return 0;
+  }
   return counters(n, request, data);
 }
 

@@ -40,6 +40,10 @@ struct PmaCapabilities {
 
 PmaCapabilities decode_class_port_info(std::span<const uint8_t> data);
 
+// PortSamplesControl's Tick (byte 2): a node's PortXmitWait tick is Tick + 1 symbol times.
+// The poller hands it on as a RawSample of PortSamplesControl with it in values[0].
+uint8_t sample_control_tick(std::span<const uint8_t> data);
+
 // Whether a port whose node has `caps` carries `field`.
 bool supports(const PmaCapabilities& caps, const schema::Field& field);
 

@@ -49,6 +49,9 @@ struct PollerOptions {
   // also read it on every linked port, whatever its speed.
   ExtSpeedsLayoutMode ext_speeds_layout = ExtSpeedsLayoutMode::kAuto;
   SamplingOptions sampling;
+  // Ask each node's PortSamplesControl once for its Tick, the period of its PortXmitWait tick
+  // (tick_asks.h); off when the period is configured (congestion.xmit-wait-tick).
+  bool ask_xmit_wait_tick = true;
   // The nodes this collector polls when several share the fabric; the others' ports are left
   // out of the topology it hands on (peers of its own ports aside). Read at start only.
   ShardSpec shard{};
@@ -94,6 +97,9 @@ struct PollerStats {
   uint64_t port_info_failures = 0;  // unanswered or refused PortInfo SMPs (ports down, M_Key)
   uint64_t port_changes = 0;
   uint64_t clears_sent = 0;  // Sets clearing counters, as the converter asked
+  // Nodes' PortSamplesControl asks for their tick (tick_asks.h), by outcome. They are not
+  // reads: their failures (every ibsim node's) are not in mad.failed.
+  uint64_t tick_asks_answered = 0, tick_asks_failed = 0;
   size_t ports = 0;
   size_t nodes = 0;
   size_t owned_nodes = 0;  // the nodes this shard polls (all of them unsharded)

@@ -21,9 +21,11 @@
 //   and answers with the counters after the clear.
 // - A fixed MAD status per attribute instead of an answer (busy 0x0001, unsupported 0x000C...).
 // - Switches are addressed by one LID with PortSelect; an HCA port by its own LID.
-// What it does not model: PortSamplesControl/Result (and any attribute without schema fields:
-// status 0x000C), other SMPs (status 0x000C), AllPortSelect, counters that move on their own
-// (tests move them), link state changes but by set_link_up(), PM_Key, redirection.
+// - PortSamplesControl Get: PortSelect and the node's `sample_tick` as Tick (byte 2), the rest 0.
+// What it does not model: sampling (PortSamplesControl Set, PortSamplesResult, and any other
+// attribute without schema fields: status 0x000C), other SMPs (status 0x000C), AllPortSelect,
+// counters that move on their own (tests move them), link state changes but by set_link_up(),
+// PM_Key, redirection.
 //
 // Thread safety: none; the test and the engine use it from one thread.
 
@@ -57,6 +59,7 @@ struct FakeNode {
   // Attribute id -> attempts of it still to lose (the next ones, whatever `loss` draws).
   std::map<uint16_t, unsigned> lose_next;
   schema::Layout pesc_layout = schema::Layout::kStandard;  // PortExtendedSpeedsCounters'
+  uint8_t sample_tick = 0;  // PortSamplesControl's Tick (ibsim itself does not answer it)
   // SMPs (FakeFabric::smp_agent). PortInfo's capability masks are ibsim's: CapabilityMask
   // 0xc048 (0x8000: CapabilityMask2 is valid), CapabilityMask2 0x30 (no PortInfoExtended).
   uint32_t port_info_capability_mask = 0xc048;
