@@ -4,6 +4,8 @@
 // 16-bit fields port*100 + f + 1, 32-bit fields (port*100 + f + 1) * 100000 + (f + 1) * 10 * s
 // (s: whole seconds since the responder started). The daemon reads it with
 // collect.ext-speeds-layout rsfec (ibsim's links are SDR: auto would not read it at all).
+// The responder also answers PortSamplesControl with Tick 1: Hca2's PortXmitWait tick, where
+// ibsim's own PMAs answer none.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -151,6 +153,50 @@ TEST_F(ExtSpeeds, AutoReadsNothingOnSdrLinks) {
   EXPECT_EQ(scrape.find("infiniband_port_fec_corrected_symbols_total{"), std::string::npos);
   EXPECT_NE(scrape.find("infiniband_port_symbol_error_total{"), std::string::npos) << scrape;
   EXPECT_EQ(d.log().find("ext_speeds_layout_fallback"), std::string::npos) << d.log();
+}
+
+std::string port_labels(const std::string& node) {
+  return "node_guid=\"" + guid_text(fabric().port(node, 1).node_guid) + "\",port=\"1\"";
+}
+
+// congestion.xmit-wait-tick auto: a node's Tick + 1 byte times of a lane at its link's speed.
+// ibsim's links are 4X SDR (4 ns a byte): Hca2's Tick 1 is 8 ns; Hca1's PMA (ibsim) answers no
+// PortSamplesControl, so the default 4 ns. Per VL, the wait ratio of a 16-bit counter latched at
+// all ones is absent, and back once it reads exactly again.
+TEST_F(ExtSpeeds, WaitTicksFromPortSamplesControlAndPerVlRatios) {
+  fabric().set("PerformanceSet \"Hca1\"[1] PortVLXmitWaitCounters.PortVLXmitWaitCounters5=0");
+  Daemon d(fabric(), {"--web.listen-address", "127.0.0.1:0", "--poll.counters-interval", "300ms",
+                      "--poll.details-interval", "300ms", "--counters.publish-interval", "200ms",
+                      "--state.save-interval", "off", "--collect.vl", "true"});
+  ASSERT_TRUE(d.wait_for("event=ready", 10s)) << d.log();
+  std::string scrape;
+  const auto value = [&](const std::string& name, const std::string& node,
+                         const std::string& extra = "") {
+    return metric_value(scrape, "infiniband_port_" + name, port_labels(node) + extra);
+  };
+  ASSERT_TRUE(eventually(
+      [&] {
+        scrape = http_get(d.web_port(), "/metrics");
+        return value("xmit_wait_tick_seconds", "Hca2") == 8e-9 &&
+               value("vl_xmit_wait_ratio", "Hca1", ",vl=\"5\"") == 0;
+      },
+      20s))
+      << scrape;
+  EXPECT_EQ(value("xmit_wait_tick_seconds", "Hca1"), 4e-9);
+  EXPECT_EQ(value("vl_xmit_wait_ratio", "Hca1", ",vl=\"0\""), 0);
+  EXPECT_EQ(value("vl_xmit_wait_ratio", "Hca1", ",vl=\"15\""), 0);
+
+  fabric().set("PerformanceSet \"Hca1\"[1] PortVLXmitWaitCounters.PortVLXmitWaitCounters5=65535");
+  ASSERT_TRUE(eventually(
+      [&] {
+        scrape = http_get(d.web_port(), "/metrics");
+        return value("vl_xmit_wait_ratio", "Hca1", ",vl=\"5\"") == -1;  // absent
+      },
+      20s))
+      << scrape;
+  EXPECT_EQ(value("vl_xmit_wait_ratio", "Hca1", ",vl=\"0\""), 0) << "the other VLs go on";
+  EXPECT_EQ(value("vl_xmit_wait_ticks_total", "Hca1", ",vl=\"5\""), 65535);
+  fabric().set("PerformanceSet \"Hca1\"[1] PortVLXmitWaitCounters.PortVLXmitWaitCounters5=0");
 }
 
 }  // namespace

@@ -58,10 +58,16 @@ void render_port_gauges(const FabricSnapshot& s, const PortLabels& labels, Outpu
                });
   render_gauge(s, labels, o, "xmit_wait_ratio",
                "Share of the last interval in which the port had data to send and sent none: "
-               "PortXmitWait ticks x congestion.xmit-wait-tick, 0..1; absent while the counter "
-               "is latched",
+               "PortXmitWait ticks x the tick's period, 0..1; absent while the counter is "
+               "latched",
                [](const PortSnapshot& p) {
                  return std::isnan(p.xmit_wait_ratio) ? R() : R(p.xmit_wait_ratio);
+               });
+  render_gauge(s, labels, o, "xmit_wait_tick_seconds",
+               "Period of a PortXmitWait tick the wait ratios use: congestion.xmit-wait-tick, or "
+               "the node's PortSamplesControl Tick at the link's speed",
+               [](const PortSnapshot& p) {
+                 return p.has(schema::CounterId::kXmitWait) ? R(p.xmit_wait_tick_ns / 1e9) : R();
                });
   render_gauge(s, labels, o, "last_read_age_seconds",
                "Seconds since the port's counters were last read successfully",

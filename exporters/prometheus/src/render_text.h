@@ -121,5 +121,8 @@ void render_link(const converters::FabricSnapshot& s, const PortLabels& labels, 
 
 // The `sampling` group (render_vl.cc): per-VL traffic from PortSamples and its coverage.
 void render_vl_traffic(const converters::FabricSnapshot& s, const PortLabels& labels, Output& o);
+// Part of the `vl` group (render_vl.cc): infiniband_port_vl_xmit_wait_ratio.
+void render_vl_wait_ratios(const converters::FabricSnapshot& s, const PortLabels& labels,
+                           Output& o);
 
 }  // namespace ibpulse::exporters::prometheus::render

@@ -60,4 +60,29 @@ void render_vl_traffic(const FabricSnapshot& s, const PortLabels& labels, Output
                });
 }
 
+// PortVLXmitWait's share of the interval per VL (xmit_wait_ratio's per-VL twin), for the VLs of
+// ports whose PortVLXmitWaitCounters gave one.
+void render_vl_wait_ratios(const FabricSnapshot& s, const PortLabels& labels, Output& o) {
+  const std::string name = fabric_metric("vl_xmit_wait_ratio");
+  header(o.text, name,
+         "Share of the last interval between two PortVLXmitWaitCounters readings in which the "
+         "VL had data to send and sent none, 0..1; absent while the 16-bit counter is latched",
+         "gauge");
+  o.done();
+  std::string extra;
+  for (size_t i = 0; i < s.ports.size(); ++i) {
+    const PortSnapshot& p = s.ports[i];
+    if (!p.extra) continue;
+    for (size_t vl = 0; vl < converters::kVirtualLanes; ++vl) {
+      const std::optional<double> ratio = p.vl_xmit_wait_ratio(vl);
+      if (!ratio) continue;
+      extra.assign(",vl=\"");
+      append_integer(extra, vl);
+      extra.push_back('"');
+      gauge_line(o.text, name, labels.of(i), *ratio, extra);
+      o.done();
+    }
+  }
+}
+
 }  // namespace ibpulse::exporters::prometheus::render

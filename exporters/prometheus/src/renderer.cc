@@ -100,6 +100,7 @@ void render_all(const FabricSnapshot& snapshot, Output& o, const MetricGroups& g
   const PortLabels labels(snapshot);
   render_core_counters(snapshot, labels, o, groups);
   render_extra_counters(snapshot, labels, o, groups);
+  if (groups.vl) render_vl_wait_ratios(snapshot, labels, o);
   if (groups.if_mib) render_derived(snapshot, labels, o);
   if (groups.sampling) render_vl_traffic(snapshot, labels, o);
   if (groups.link) render_link(snapshot, labels, o);

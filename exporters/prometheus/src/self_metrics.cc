@@ -176,6 +176,14 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
   i.total("ibpulse_late_reads_total",
           "Reads that came due before the previous ones completed: the sweeps lag their interval",
           [](S s) { return s.poller.late_reads; });
+  i.total("ibpulse_xmit_wait_tick_asks_total",
+          "Nodes' PortSamplesControl asked for their PortXmitWait tick and answered (not reads; "
+          "their failures are not in ibpulse_mads_failed_total)",
+          [](S s) { return s.poller.tick_asks_answered; });
+  i.total("ibpulse_xmit_wait_tick_asks_failed_total",
+          "Nodes' PortSamplesControl asks that failed after every retry (ibsim answers none): "
+          "those nodes' ports use the default tick",
+          [](S s) { return s.poller.tick_asks_failed; });
   i.total("ibpulse_mads_sent_total", "PMA MADs sent, retries included",
           [](S s) { return s.poller.mad.sent; });
   i.total("ibpulse_mads_answered_total", "PMA MADs answered",
