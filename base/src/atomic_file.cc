@@ -27,6 +27,18 @@ bool write_all(int fd, const std::string& bytes) {
   return true;
 }
 
+// Renames `from` over `to`; the rename itself is durable only once the directory is.
+Status rename_durably(const std::filesystem::path& from, const std::filesystem::path& to) {
+  if (::rename(from.c_str(), to.c_str()) != 0)
+    return Err("cannot rename {} to {}: {}", from.string(), to.string(), errno_text());
+  const std::filesystem::path dir = to.has_parent_path() ? to.parent_path() : ".";
+  if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+  return Ok{};
+}
+
 }  // namespace
 
 Status write_file_atomically(const std::filesystem::path& path, const std::string& bytes) {
@@ -47,18 +59,20 @@ Status write_file_atomically(const std::filesystem::path& path, const std::strin
     ::unlink(temporary.c_str());
     return Err("cannot flush {}: {}", temporary.string(), why);
   }
-  if (::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string why = errno_text();
-    ::unlink(temporary.c_str());
-    return Err("cannot rename {} to {}: {}", temporary.string(), path.string(), why);
-  }
-  // The rename itself is durable only once the directory is.
-  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
-  if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
-  return Ok{};
+  Status renamed = rename_durably(temporary, path);
+  if (!renamed) ::unlink(temporary.c_str());
+  return renamed;
+}
+
+Status replace_file_durably(const std::filesystem::path& written,
+                            const std::filesystem::path& path) {
+  const int fd = ::open(written.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Err("cannot open {}: {}", written.string(), errno_text());
+  const bool synced = ::fsync(fd) == 0;
+  const std::string why = synced ? "" : errno_text();
+  ::close(fd);
+  if (!synced) return Err("cannot flush {}: {}", written.string(), why);
+  return rename_durably(written, path);
 }
 
 }  // namespace ibpulse

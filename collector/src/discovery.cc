@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "ibpulse/base/atomic_file.h"
 #include "port_info.h"
 
 namespace ibpulse::collector {
@@ -135,7 +136,7 @@ Topology read_cached(const ibnd_fabric_t& fabric, const DiscoveryOptions& o,
 }
 
 // Written beside (named by the process: daemons of one host may share a state directory) and
-// renamed over, so a crash never leaves half a cache.
+// renamed over, flushed to disk first, so a crash or power loss never leaves half a cache.
 std::string write_cache(ibnd_fabric_t* fabric, const std::filesystem::path& file) {
   std::filesystem::path tmp = file;
   tmp += fmt::format(".tmp{}", getpid());
@@ -144,8 +145,8 @@ std::string write_cache(ibnd_fabric_t* fabric, const std::filesystem::path& file
   std::filesystem::remove(tmp, ec);
   if (ibnd_cache_fabric(fabric, tmp.c_str(), IBND_CACHE_FABRIC_FLAG_DEFAULT) != 0)
     return fmt::format("cannot write {}", tmp.string());
-  std::filesystem::rename(tmp, file, ec);
-  return ec ? fmt::format("cannot rename {}: {}", tmp.string(), ec.message()) : std::string();
+  const Status replaced = replace_file_durably(tmp, file);
+  return replaced ? std::string() : replaced.error();
 }
 
 }  // namespace
@@ -157,12 +158,10 @@ std::filesystem::path pending_cache_file(const std::filesystem::path& cache_file
 }
 
 Status commit_discovery_cache(const std::filesystem::path& cache_file) {
+  const std::filesystem::path pending = pending_cache_file(cache_file);
   std::error_code ec;
-  std::filesystem::rename(pending_cache_file(cache_file), cache_file, ec);
-  if (ec && ec != std::errc::no_such_file_or_directory)
-    return Err("cannot rename {} to {}: {}", pending_cache_file(cache_file).string(),
-               cache_file.string(), ec.message());
-  return Ok{};
+  if (!std::filesystem::exists(pending, ec)) return Ok{};  // no discovery wrote one
+  return replace_file_durably(pending, cache_file);
 }
 
 Result<Topology> load_cached_topology(const DiscoveryOptions& o, std::chrono::seconds max_age) {

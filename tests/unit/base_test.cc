@@ -163,6 +163,21 @@ TEST_F(AtomicFile, AFailureNamesThePathAndLeavesTheOldFile) {
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_), {}), 1);
 }
 
+// A file another writer made (libibnetdisc's discovery cache) is moved over the old one whole.
+TEST_F(AtomicFile, AFileWrittenElsewhereReplacesTheOldOneWhole) {
+  const auto path = dir_ / "fabric.cache";
+  ASSERT_TRUE(write_file_atomically(path, "old"));
+  const auto written = dir_ / "fabric.cache.tmp";
+  std::ofstream(written) << "new content";
+  ASSERT_TRUE(replace_file_durably(written, path));
+  EXPECT_EQ(read_file(path), "new content");
+  EXPECT_FALSE(std::filesystem::exists(written));
+  const auto missing = replace_file_durably(dir_ / "none", path);
+  ASSERT_FALSE(missing);
+  EXPECT_NE(missing.error().find("none"), std::string::npos) << missing.error();
+  EXPECT_EQ(read_file(path), "new content") << "an error changes nothing";
+}
+
 TEST_F(AtomicFile, TwoWritersEachLeaveAWholeFile) {
   const auto path = dir_ / "state.json";
   const std::string a(100000, 'a');
