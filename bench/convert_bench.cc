@@ -1,4 +1,4 @@
-// Converter throughput (issue 4): samples converted per second on one core, through the real
+// Converter throughput: samples converted per second on one core, through the real
 // ring, for 70,000 distinct ports in random order, each sample a PortCounters or
 // PortCountersExtended reading with every field set; and the cost of a 70,000-port snapshot.
 // BM_RingOnly is the baseline (the same samples through the ring, popped the same way, not

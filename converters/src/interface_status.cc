@@ -5,7 +5,7 @@
 namespace ibpulse::converters {
 namespace {
 
-// PortInfo encodings (pma-facts.md).
+// PortInfo encodings: PortState (1-4) and PortPhysicalState (5 LinkUp, 7 PhyTest).
 constexpr uint8_t kStateDown = 1, kStateInit = 2, kStateArmed = 3, kStateActive = 4;
 constexpr uint8_t kPhysLinkUp = 5, kPhysPhyTest = 7;
 

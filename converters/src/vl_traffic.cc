@@ -15,7 +15,7 @@ struct VlSelect {
   VlColumn column = VlColumn::kXmitData;
 };
 
-// The per-VL traffic selects (pma-facts.md): 0x4001 XmitDataVLn, 0x4002 RcvDataVLn,
+// The per-VL traffic selects of PortSamplesControl: 0x4001 XmitDataVLn, 0x4002 RcvDataVLn,
 // 0x4003 XmitPktVLn, 0x4004 RcvPktVLn, VL in bits 8-11.
 bool decode(uint16_t select, VlSelect& out) {
   if ((select & 0xF000) != kPerVlFlag) return false;

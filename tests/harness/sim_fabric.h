@@ -32,7 +32,8 @@ sim::CommandOutput run_ibpulse(const std::vector<std::string>& args,
                                const sim::EnvVars& env = {});
 
 // Every MAD that crosses a link adds this many dwords (and one packet) to the data counters of
-// both its ports, each way (sim-facts.md): tests bound what their own MADs add with it.
+// both its ports, each way (ibsim counts a MAD as a 288-byte packet on every link it
+// crosses): tests bound what their own MADs add with it.
 inline constexpr uint64_t kMadDwords = 72;
 // All ones of a 32-bit counter: where PortXmitData and friends latch.
 inline constexpr uint64_t kLatch32 = 4294967295;

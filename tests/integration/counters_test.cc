@@ -6,7 +6,8 @@
 //
 // Clients (the daemon, the traffic generator, query, perfquery) attach at Switch1, the first
 // node of the net file, and every MAD crossing a link adds 72 dwords and 1 packet to both
-// ports of that link, each way (sim-facts.md): data and packet counters are compared within
+// ports of that link, each way (ibsim counts MADs as traffic): data and packet counters are
+// compared within
 // the MADs the test caused, counted, never with a guessed margin.
 #include <gtest/gtest.h>
 #include <signal.h>

@@ -172,7 +172,8 @@ TEST(Query, AllSweepsEveryActivePort) {
 
 // The IF-MIB values query derives, against hand-computed numbers. Error counters never move
 // with MADs, so their sums are exact; data and packet counters move by 72 dwords and 1 packet
-// per MAD crossing the link (sim-facts.md), so the octet sums are checked exactly against the
+// per MAD crossing the link (ibsim counts MADs as traffic), so the octet sums are checked
+// exactly against the
 // readings printed beside them and, by hand, within the MADs query itself sent to the node.
 TEST(Query, IfMibValuesFollowTheDraftsMappingOverWhatWasRead) {
   const std::string port = "\"Hca2\"[1]";

@@ -15,7 +15,8 @@ SimFabric& fabric() {
   return SimFabricEnvironment::fabric();
 }
 
-// Every MAD crossing a port adds 72 dwords and 1 packet (sim-facts.md); the tests' own
+// Every MAD crossing a port adds 72 dwords and 1 packet (ibsim counts MADs as traffic); the
+// tests' own
 // perfquery calls and the generator's reads are far fewer than this many.
 constexpr uint64_t kMadSlackPackets = 2000;
 constexpr uint64_t kMadSlackDwords = kMadSlackPackets * 72;

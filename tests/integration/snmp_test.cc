@@ -5,7 +5,7 @@
 //
 // Switch2 port 1 is the port with exact values: clients attach at Switch1, and with Hca2 left
 // unpolled (poll.skip-nodes) and no PortInfo reads or rediscovery, no MAD crosses its link
-// once the daemon is ready (sim-facts.md: every MAD crossing a link moves its data counters).
+// once the daemon is ready (in ibsim every MAD crossing a link moves its data counters).
 #include <arpa/inet.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -1,5 +1,6 @@
 // The exported-counter schema: complete (every field feeds one counter), named by the rule
-// issue 5 fixes, and mapped to the IB-IF-MIB columns the draft lists.
+// (infiniband_port_<field in snake case>_<unit>_total), and mapped to the IB-IF-MIB columns
+// the draft lists.
 #include <gtest/gtest.h>
 
 #include <cctype>

@@ -61,7 +61,7 @@ TEST(SchemaFields, DecodeLikeLibibmadOnRandomData) {
     }
   }
   // Every schema field was checked, except QP1Dropped of PortCounters, which libibmad v44
-  // reads from VL15Dropped's bytes (pma-facts.md).
+  // reads from VL15Dropped's bytes (its IB_PC_QP1_DROP_F entry has VL15Dropped's offset).
   for (const Field& f : all_fields()) {
     if (f.attribute == Attribute::kPortCounters && f.name == "QP1Dropped") continue;
     EXPECT_TRUE(checked.count({f.attribute, f.layout, std::string(f.name)})) << f.name;

@@ -1,5 +1,5 @@
-// The `health` group: link health gauges, their names pinned by issue 17 so that dashboards and
-// other tools can rely on them (docs/health.md).
+// The `health` group: link health gauges. Their names are fixed (docs/health.md) so that
+// dashboards and other tools can rely on them.
 #include <cmath>
 #include <string>
 

@@ -23,7 +23,7 @@ using converters::PortSnapshot;
 
 void render_saturation(const FabricSnapshot& s, const PortLabels& labels, Output& o) {
   std::string& out = o.text;
-  // Not `counter_saturated` (issue 5's example): promtool's lint rejects a name that contains
+  // Not `counter_saturated`: promtool's lint rejects a name that contains
   // a metric type.
   const std::string name = fabric_metric("saturated");
   header(out, name,

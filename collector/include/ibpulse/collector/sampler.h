@@ -19,7 +19,8 @@
 
 namespace ibpulse::collector {
 
-// CounterSelect codes (pma-facts.md); per-VL codes carry the VL in bits 8-11.
+// PortSamplesControl CounterSelect codes: 0x0001-0x0005 are mandatory; the optional per-VL
+// ones (0x4001-0x4004) carry the VL in bits 8-11 and need their OptionMask bit (option_bit()).
 namespace select {
 inline constexpr uint16_t kXmitData = 0x0001, kRcvData = 0x0002, kXmitPkts = 0x0003,
                           kRcvPkts = 0x0004, kXmitWait = 0x0005;

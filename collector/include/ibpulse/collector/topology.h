@@ -33,7 +33,7 @@ struct PortKeyHash {
   }
 };
 
-// PortInfo values, raw IBA encodings (pma-facts.md has the tables).
+// PortInfo values, in their raw IBA encodings (each field's values beside it).
 struct LinkState {
   uint8_t state = 0;       // 1 Down, 2 Init, 3 Armed, 4 Active (0: never read)
   uint8_t phys_state = 0;  // 1 Sleep, 2 Polling, 3 Disabled, 4 Training, 5 LinkUp, ...

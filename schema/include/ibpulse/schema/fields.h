@@ -37,7 +37,8 @@ enum class Layout : uint8_t {
 };
 inline constexpr size_t kLayoutCount = 2;
 
-// The capability a field needs before it may be read (ClassPortInfo, pma-facts.md).
+// The capability a field needs before it may be read: a bit of the node's ClassPortInfo
+// CapabilityMask (or CapabilityMask2) that says the PMA carries it.
 enum class Requires : uint8_t {
   kNothing,
   kExtendedWidth,       // CapabilityMask 0x200 or 0x400: the four 64-bit data counters

@@ -33,7 +33,8 @@ namespace ibpulse::sim {
 
 inline constexpr std::string_view kUmad2simLibrary =
     "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so";
-// MADs a client may keep in flight: umad2sim deadlocks past ~300 (sim-facts.md).
+// MADs a client may keep in flight: umad2sim (libumad2sim0 0.10) deadlocks past ~300
+// outstanding requests of one client, so clients stay well below.
 inline constexpr unsigned kSimMaxMadsInFlight = 64;
 
 struct FabricPaths {
