@@ -15,15 +15,6 @@ using schema::CounterId;
 
 constexpr uint64_t kGauge32Max = std::numeric_limits<uint32_t>::max();
 
-// RFC 2863: ifSpeed is a Gauge32 in bits/s, at its maximum when the rate does not fit;
-// ifHighSpeed is in units of 1,000,000 bits/s.
-uint64_t if_speed(uint64_t bits) {
-  return std::min(bits, kGauge32Max);
-}
-uint64_t if_high_speed(uint64_t bits) {
-  return (bits + 500000) / 1000000;
-}
-
 // The IBA names of the counters whose narrow copy was found at all ones: a value derived from
 // them is a lower bound.
 std::vector<std::string> latched(const converters::PortSnapshot& p) {
@@ -73,8 +64,8 @@ nlohmann::json if_mib_json(const QueryIfMib& v) {
     out[std::string(schema::derived_table()[i].object)] =
         v.port.value(static_cast<schema::DerivedId>(i));
   if (v.link_bits) {
-    out["ifSpeed"] = if_speed(*v.link_bits);
-    out["ifHighSpeed"] = if_high_speed(*v.link_bits);
+    out["ifSpeed"] = converters::if_speed(*v.link_bits);
+    out["ifHighSpeed"] = converters::if_high_speed(*v.link_bits);
   }
   return out;
 }
@@ -94,11 +85,11 @@ void print_if_mib(const QueryIfMib& v) {
                d.help);
   }
   if (v.link_bits) {
-    fmt::print("  {:<34} {:>20}  bits/s{}\n", "ifSpeed", if_speed(*v.link_bits),
+    fmt::print("  {:<34} {:>20}  bits/s{}\n", "ifSpeed", converters::if_speed(*v.link_bits),
                *v.link_bits > kGauge32Max
                    ? fmt::format(" (the link carries {}: above Gauge32)", *v.link_bits)
                    : "");
-    fmt::print("  {:<34} {:>20}  Mb/s\n", "ifHighSpeed", if_high_speed(*v.link_bits));
+    fmt::print("  {:<34} {:>20}  Mb/s\n", "ifHighSpeed", converters::if_high_speed(*v.link_bits));
   } else {
     fmt::print("  {:<34} {:>20}  (query by GUID to read the link)\n", "ifSpeed", "unknown");
   }

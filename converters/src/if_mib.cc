@@ -1,5 +1,8 @@
 #include "ibpulse/converters/if_mib.h"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "ibpulse/collector/topology.h"
 
 namespace ibpulse::converters {
@@ -8,7 +11,8 @@ namespace {
 using schema::CounterId;
 using schema::DerivedId;
 
-// Per-lane data rate in Mb/s (pma-facts.md); FDR is 14.0625 Gb/s x 64/66.
+// Per-lane data rate in Mb/s after encoding: SDR 2.5, DDR 5, QDR 10 Gb/s with 8b/10b; FDR
+// 14.0625 Gb/s and EDR 25.78125 Gb/s with 64b/66b; HDR, NDR and XDR 50, 100 and 200 Gb/s.
 uint64_t lane_megabits(const collector::LinkState& link) {
   switch (link.speed_ext_active) {
     case 1:
@@ -115,6 +119,15 @@ DerivedTotals if_mib_values(const CoreTotals& totals, bool ietf_extended) {
 
 uint64_t link_bits_per_second(const collector::LinkState& link) {
   return link_lanes(link.width_active) * lane_megabits(link) * 1000000;
+}
+
+uint32_t if_speed(uint64_t bits_per_second) {
+  return static_cast<uint32_t>(std::min<uint64_t>(bits_per_second, UINT32_MAX));
+}
+
+uint32_t if_high_speed(uint64_t bits_per_second) {
+  return static_cast<uint32_t>(
+      std::min<uint64_t>((bits_per_second + 500000) / 1000000, UINT32_MAX));
 }
 
 std::optional<double> xmit_wait_tick_period_ns(uint8_t tick, const collector::LinkState& link) {

@@ -304,7 +304,7 @@ const Counter& counter(CounterId id) {
 }
 
 std::string metric_name(const Counter& counter) {
-  return fmt::format("infiniband_port_{}_total", counter.name);
+  return fmt::format("{}{}_total", kMetricPrefix, counter.name);
 }
 
 std::span<const FieldSink> sinks_of(Attribute attribute, Layout layout) {

@@ -9,7 +9,7 @@ namespace {
 using Kind = CounterSource::Kind;
 
 std::string_view strip(std::string_view name) {
-  if (name.starts_with("infiniband_port_")) name.remove_prefix(16);
+  if (name.starts_with(schema::kMetricPrefix)) name.remove_prefix(schema::kMetricPrefix.size());
   if (name.ends_with("_total")) name.remove_suffix(6);
   return name;
 }

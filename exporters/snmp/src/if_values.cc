@@ -120,8 +120,7 @@ bool if_value(const Reader& r, size_t row_number, uint32_t column, VarBind& out)
     case 4:
       return set(out, VarType::kInteger, p.mtu);
     case 5:
-      return set(out, VarType::kGauge32,
-                 std::min<uint64_t>(link_bits_per_second(row), 4294967295u));
+      return set(out, VarType::kGauge32, converters::if_speed(link_bits_per_second(row)));
     case 6: {
       out.type = VarType::kOctetString;
       out.text.clear();
@@ -194,7 +193,7 @@ bool if_x_value(const Reader& r, size_t row_number, uint32_t column, VarBind& ou
     case 14:  // the same for every port: the agent's switch, when it has a sink
       return set(out, VarType::kInteger, r.view.link_up_down_traps() ? kEnabled : kDisabled);
     case 15:
-      return set(out, VarType::kGauge32, link_bits_per_second(row) / 1000000);
+      return set(out, VarType::kGauge32, converters::if_high_speed(link_bits_per_second(row)));
     case 16:
       return set(out, VarType::kInteger, kFalse);  // ifPromiscuousMode
     case 17:

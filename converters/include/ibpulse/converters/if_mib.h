@@ -36,6 +36,12 @@ uint64_t link_bits_per_second(const collector::LinkState& link);
 // PortInfo LinkWidthActive (1 = 1X, 2 = 4X, 4 = 8X, 8 = 12X, 16 = 2X) in lanes; 0 when unknown.
 uint64_t link_lanes(uint8_t width_active);
 
+// RFC 2863's ifSpeed: bits/s, 4,294,967,295 when the rate does not fit its Gauge32.
+uint32_t if_speed(uint64_t bits_per_second);
+// RFC 2863's ifHighSpeed: units of 1,000,000 bits/s, rounded (n means n - 500,000 to
+// n + 499,999 bits/s). Every IB rate is a whole number of Mb/s today.
+uint32_t if_high_speed(uint64_t bits_per_second);
+
 // The period of a PortXmitWait tick in ns, from PortSamplesControl's Tick: Tick + 1 symbol
 // times, a symbol time being one byte on one lane at the link's data rate (4 ns at SDR). The
 // spec's definition; NVIDIA documents its Quantum switches as counting per 8 bytes of the whole

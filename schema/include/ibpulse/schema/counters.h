@@ -83,7 +83,7 @@ struct MibColumn {
 // One exported counter.
 struct Counter {
   // Prometheus: infiniband_port_<name>_total, the IBA field name in snake case without the
-  // Port prefix and the Counter suffix, with the unit (issue 5's naming rule).
+  // Port prefix and the Counter suffix, with the unit (bytes, packets, errors, ticks...).
   std::string_view name;
   std::string_view help;
   Unit unit;
@@ -104,6 +104,8 @@ inline size_t extra_counter_count() {
 }
 const Counter& counter(CounterId id);
 
+// Every per-port metric's name starts with this (Prometheus, remote write, alert rules' names).
+inline constexpr std::string_view kMetricPrefix = "infiniband_port_";
 // The full Prometheus metric name: infiniband_port_<name>_total.
 std::string metric_name(const Counter& counter);
 

@@ -7,9 +7,11 @@
 #include <string>
 #include <string_view>
 
+#include "ibpulse/schema/counters.h"
+
 namespace ibpulse::exporters::prometheus {
 
-inline constexpr std::string_view kFabricPrefix = "infiniband_port_";
+inline constexpr std::string_view kFabricPrefix = schema::kMetricPrefix;
 inline constexpr std::string_view kSelfPrefix = "ibpulse_";
 
 // [a-zA-Z_:][a-zA-Z0-9_:]* (the exposition format's metric name grammar).
