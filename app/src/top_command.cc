@@ -192,14 +192,12 @@ int run_top(const TopArgs& a) {
   TopView view;
   if (a.sort == "ber") view.sort = TopSort::kBer;
   if (a.sort == "flaps") view.sort = TopSort::kFlaps;
-  std::regex filter;
+  std::shared_ptr<const exporters::alerts::NameFilter> filter;
   if (!a.filter.empty()) {
-    try {
-      filter = std::regex(a.filter, std::regex::extended);
-    } catch (const std::regex_error& e) {
-      return fail(fmt::format("--filter '{}': {}", a.filter, e.what()));
-    }
-    view.filter = &filter;
+    auto compiled = exporters::alerts::NameFilter::compile(a.filter);
+    if (!compiled) return fail(fmt::format("--filter: {}", compiled.error()));
+    filter = std::move(*compiled);
+    view.filter = filter.get();
     view.filter_text = a.filter;
   }
   std::unique_ptr<LocalDaemon> local;

@@ -35,10 +35,10 @@ uint64_t link_flaps(const json& link) {
   return flaps;
 }
 
-bool matches(const json& port, const std::regex& filter) {
+bool matches(const json& port, const exporters::alerts::NameFilter& filter) {
   if (!port.is_object()) return false;
-  return std::regex_search(port.value("node", std::string()), filter) ||
-         std::regex_search(port.value("node_guid", std::string()), filter);
+  return filter.search(port.value("node", std::string())) ||
+         filter.search(port.value("node_guid", std::string()));
 }
 
 // NODE/PORT, at most 18 characters: a long node name keeps its end (where names differ).

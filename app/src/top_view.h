@@ -7,9 +7,10 @@
 // Thread safety: pure functions.
 
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <string>
 #include <vector>
+
+#include "ibpulse/exporters/alerts/name_filter.h"
 
 namespace ibpulse::cli {
 
@@ -20,8 +21,8 @@ const char* sort_name(TopSort sort);
 struct TopView {
   std::string source;  // the daemon's URL, shown in the header
   TopSort sort = TopSort::kState;
-  std::string filter_text;             // shown; empty: none
-  const std::regex* filter = nullptr;  // on either end's node name or GUID
+  std::string filter_text;                                // shown; empty: none
+  const exporters::alerts::NameFilter* filter = nullptr;  // on either end's name or GUID
   unsigned width = 80, height = 24;
   uint64_t refresh = 0;  // frames drawn so far (shown)
   std::string error;     // the last fetch's failure, shown instead of stale data

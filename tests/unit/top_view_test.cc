@@ -86,8 +86,8 @@ TEST(TopView, SortsAndFilters) {
   EXPECT_EQ(arranged["links"][0]["a"]["node"], "node02") << "the higher BER first";
   view.sort = TopSort::kFlaps;
   EXPECT_EQ(arrange(document(3), view)["links"][0]["a"]["node"], "node01");
-  const std::regex leaf02("^leaf02$", std::regex::extended);
-  view.filter = &leaf02;
+  const auto leaf02 = exporters::alerts::NameFilter::compile("^leaf02$").value();
+  view.filter = leaf02.get();
   arranged = arrange(document(3), view);
   ASSERT_EQ(arranged["links"].size(), 1u);
   EXPECT_EQ(arranged["links"][0]["b"]["node"], "leaf02");

@@ -16,7 +16,7 @@ HealthFlagger::HealthFlagger(const HealthOptions& options) : switches_(options.s
     w.until = m.until;
     if (is_guid(m.node)) {
       w.guid = *parse_unsigned(m.node, 1, UINT64_MAX);
-    } else if (auto pattern = compile_name_pattern(m.node)) {
+    } else if (auto pattern = NameFilter::compile(m.node)) {
       w.name = *pattern;
     } else {
       continue;  // the configuration checked it (check_maintenance_node)
@@ -29,7 +29,7 @@ bool HealthFlagger::in_maintenance(const collector::Node* node, uint64_t guid,
                                    std::chrono::system_clock::time_point wall) const {
   return std::ranges::any_of(windows_, [&](const Window& w) {
     if (wall >= w.until) return false;
-    return w.guid != 0 ? w.guid == guid : node != nullptr && std::regex_search(node->name, *w.name);
+    return w.guid != 0 ? w.guid == guid : node != nullptr && w.name->search(node->name);
   });
 }
 
@@ -71,7 +71,7 @@ namespace ibpulse::exporters::alerts {
 
 Status check_maintenance_node(const std::string& node) {
   if (detail::is_guid(node)) return Ok{};
-  auto pattern = detail::compile_name_pattern(node);
+  auto pattern = NameFilter::compile(node);
   if (!pattern) return Error{pattern.error()};
   return Ok{};
 }

@@ -7,11 +7,11 @@
 
 #include <chrono>
 #include <memory>
-#include <regex>
 #include <vector>
 
 #include "ibpulse/base/result.h"
 #include "ibpulse/exporters/alerts/health.h"
+#include "ibpulse/exporters/alerts/name_filter.h"
 #include "switch_watch.h"
 
 namespace ibpulse::exporters::alerts::detail {
@@ -29,7 +29,7 @@ class HealthFlagger {
  private:
   struct Window {
     uint64_t guid = 0;                       // or
-    std::shared_ptr<const std::regex> name;  // on the node's name
+    std::shared_ptr<const NameFilter> name;  // on the node's name
     std::chrono::system_clock::time_point until{};
   };
   bool in_maintenance(const collector::Node* node, uint64_t guid,

@@ -56,13 +56,13 @@ double worst_ber(const PortHealth* a, const PortHealth* b) {
   return worst;
 }
 
-bool matches(const converters::FabricSnapshot& s, collector::PortKey key, const std::regex* f) {
-  return f == nullptr || std::regex_search(node_name(s, key.node_guid), *f) ||
-         std::regex_search(collector::guid_string(key.node_guid), *f);
+bool matches(const converters::FabricSnapshot& s, collector::PortKey key, const NameFilter* f) {
+  return f == nullptr || f->search(node_name(s, key.node_guid)) ||
+         f->search(collector::guid_string(key.node_guid));
 }
 
 json worst_links(const converters::FabricSnapshot& s, const HealthSnapshot& h, size_t limit,
-                 const std::regex* filter) {
+                 const NameFilter* filter) {
   struct Ranked {
     const LinkHealth* link;
     const PortHealth* a;
@@ -103,7 +103,7 @@ json port_ref(const converters::FabricSnapshot& s, collector::PortKey key) {
 }
 
 json roots_of(const converters::FabricSnapshot& s, const HealthSnapshot& h, size_t limit,
-              const std::regex* filter) {
+              const NameFilter* filter) {
   std::vector<const CongestionRoot*> roots;
   for (const CongestionRoot& r : h.congestion.roots) {
     const collector::Port* tp = s.topology ? s.topology->find_port(r.key) : nullptr;
@@ -162,10 +162,6 @@ std::string health_view_json(const converters::FabricSnapshot& s, const HealthSn
                     {"links", worst_links(s, h, limits.links, limits.filter)},
                     {"roots", roots_of(s, h, limits.roots, limits.filter)}};
   return out.dump();
-}
-
-Result<std::shared_ptr<const std::regex>> compile_view_filter(const std::string& pattern) {
-  return detail::compile_name_pattern(pattern);
 }
 
 std::string health_grid_json(const converters::FabricSnapshot& s, const HealthSnapshot& h) {

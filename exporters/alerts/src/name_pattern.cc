@@ -6,7 +6,10 @@
 #include <cctype>
 #include <string_view>
 
-namespace ibpulse::exporters::alerts::detail {
+#include "ibpulse/exporters/alerts/name_filter.h"
+
+namespace ibpulse::exporters::alerts {
+namespace detail {
 namespace {
 
 constexpr size_t kMaxLength = 1024;
@@ -163,4 +166,26 @@ Result<std::shared_ptr<const std::regex>> compile_name_pattern(const std::string
   }
 }
 
-}  // namespace ibpulse::exporters::alerts::detail
+}  // namespace detail
+
+struct NameFilter::Compiled {
+  std::shared_ptr<const std::regex> regex;
+};
+
+NameFilter::NameFilter(std::string pattern, std::unique_ptr<const Compiled> compiled)
+    : pattern_(std::move(pattern)), compiled_(std::move(compiled)) {}
+
+NameFilter::~NameFilter() = default;
+
+Result<std::shared_ptr<const NameFilter>> NameFilter::compile(const std::string& pattern) {
+  auto regex = detail::compile_name_pattern(pattern);
+  if (!regex) return Error{regex.error()};
+  auto compiled = std::make_unique<const Compiled>(Compiled{std::move(*regex)});
+  return std::shared_ptr<const NameFilter>(new NameFilter(pattern, std::move(compiled)));
+}
+
+bool NameFilter::search(std::string_view text) const {
+  return std::regex_search(text.begin(), text.end(), *compiled_->regex);
+}
+
+}  // namespace ibpulse::exporters::alerts

@@ -152,7 +152,7 @@ Status parse_scope(const json& s, Scope& scope) {
       }
     } else if (key == "name") {
       scope.name_text = text_of(v);
-      auto compiled = detail::compile_name_pattern(scope.name_text);
+      auto compiled = NameFilter::compile(scope.name_text);
       if (!compiled) return Err("name: {}", compiled.error());
       scope.name = std::move(*compiled);
     } else if (key == "ports") {
@@ -337,9 +337,7 @@ ParsedRules parse_rules(const std::vector<RuleText>& texts, bool with_defaults) 
 bool Scope::matches(const collector::Node& node, uint8_t port) const {
   if (node_kind && node.kind != *node_kind) return false;
   if (!node_guids.empty() && !node_guids.contains(node.guid)) return false;
-  if (name && !std::regex_search(node.name, *name) && !std::regex_search(node.description, *name)) {
-    return false;
-  }
+  if (name && !name->search(node.name) && !name->search(node.description)) return false;
   if (ports.empty()) return true;
   return std::any_of(ports.begin(), ports.end(), [port](const auto& range) {
     return port >= range.first && port <= range.second;

@@ -172,11 +172,9 @@ void RemoteWriter::follow(const converters::SnapshotStore& store) {
     if (!lower_this_thread_priority()) spdlog::debug("event=thread_priority_unchanged");
     std::shared_ptr<const converters::FabricSnapshot> last;
     while (!stop_.load()) {
-      auto snap = store.load();
-      if (!snap || snap == last) {
-        std::this_thread::sleep_for(20ms);  // publishing is every second or so
-        continue;
-      }
+      // Woken by the publish; the timeout only bounds how late a stop is seen.
+      auto snap = store.wait_for_newer(last, 50ms);
+      if (!snap) continue;
       last = snap;
       bool stepped = false;
       const auto offset = clock_offset_.update(clock_offset(), &stepped);

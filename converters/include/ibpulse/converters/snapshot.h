@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -141,16 +142,30 @@ class SnapshotStore {
  public:
   void publish(std::shared_ptr<const FabricSnapshot> snapshot) {
     std::shared_ptr<const FabricSnapshot> previous;  // freed outside the lock
-    std::lock_guard lock(mutex_);
-    previous = std::exchange(current_, std::move(snapshot));
+    {
+      std::lock_guard lock(mutex_);
+      previous = std::exchange(current_, std::move(snapshot));
+    }
+    published_.notify_all();
   }
   std::shared_ptr<const FabricSnapshot> load() const {
     std::lock_guard lock(mutex_);
     return current_;
   }
+  // The latest snapshot once it is another than `seen` (the reader's last; it holds it, so its
+  // address cannot be a new one's), waiting at most `timeout` for a publish; null if none came.
+  // Readers that act on every snapshot wait here instead of polling.
+  std::shared_ptr<const FabricSnapshot> wait_for_newer(
+      const std::shared_ptr<const FabricSnapshot>& seen, std::chrono::milliseconds timeout) const {
+    std::unique_lock lock(mutex_);
+    const auto newer = [&] { return current_ != nullptr && current_ != seen; };
+    if (!published_.wait_for(lock, timeout, newer)) return nullptr;
+    return current_;
+  }
 
  private:
   mutable std::mutex mutex_;
+  mutable std::condition_variable published_;
   std::shared_ptr<const FabricSnapshot> current_;
 };
 

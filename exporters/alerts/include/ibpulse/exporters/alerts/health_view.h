@@ -17,12 +17,12 @@
 
 #include <cstddef>
 #include <memory>
-#include <regex>
 #include <string>
 
 #include "ibpulse/base/result.h"
 #include "ibpulse/converters/snapshot.h"
 #include "ibpulse/exporters/alerts/health.h"
+#include "ibpulse/exporters/alerts/name_filter.h"
 
 namespace ibpulse::exporters::alerts {
 
@@ -31,12 +31,10 @@ struct HealthViewLimits {
   size_t roots = 100;  // the congestion roots listed
   // Only links with an end, and roots whose port or peer, on a node whose name or GUID this
   // matches (the summary stays the whole fabric's); null: all.
-  const std::regex* filter = nullptr;
+  // A filter from outside (an HTTP query) is bounded as every NameFilter is: no regular
+  // expression of billions of states from a request.
+  const NameFilter* filter = nullptr;
 };
-
-// A filter from outside (an HTTP query): a POSIX extended pattern, bounded as the alert rules'
-// name patterns are (no regular expression of billions of states from a request).
-Result<std::shared_ptr<const std::regex>> compile_view_filter(const std::string& pattern);
 
 std::string health_view_json(const converters::FabricSnapshot& snapshot,
                              const HealthSnapshot& health, HealthViewLimits limits = {});

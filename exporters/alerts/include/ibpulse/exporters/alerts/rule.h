@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <set>
 #include <string>
 #include <utility>
@@ -17,6 +16,7 @@
 
 #include "ibpulse/collector/topology.h"
 #include "ibpulse/exporters/alerts/event.h"
+#include "ibpulse/exporters/alerts/name_filter.h"
 #include "ibpulse/exporters/alerts/severity.h"
 
 namespace ibpulse::exporters::alerts {
@@ -36,7 +36,7 @@ struct CounterSource {
 struct Scope {
   std::optional<collector::NodeKind> node_kind;
   std::set<uint64_t> node_guids;
-  std::shared_ptr<const std::regex> name;  // searched in the node's name and its description
+  std::shared_ptr<const NameFilter> name;  // searched in the node's name and its description
   std::string name_text;
   std::vector<std::pair<unsigned, unsigned>> ports;  // inclusive ranges; empty: all
 

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-namespace ibpulse::cli {
+namespace ibpulse::exporters::prometheus {
 
 struct LandingFacts {
   uint64_t nodes = 0, ports = 0, snapshot_ports = 0, sweeps = 0, stale = 0;
@@ -19,4 +19,4 @@ struct LandingFacts {
 
 std::string landing_page(const LandingFacts& facts);
 
-}  // namespace ibpulse::cli
+}  // namespace ibpulse::exporters::prometheus

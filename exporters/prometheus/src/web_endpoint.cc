@@ -1,4 +1,4 @@
-#include "web_endpoint.h"
+#include "ibpulse/exporters/prometheus/web_endpoint.h"
 
 #include <fmt/format.h>
 
@@ -10,20 +10,17 @@
 #include "ibpulse/exporters/alerts/health_view.h"
 #include "landing_page.h"
 
-namespace ibpulse::cli {
+namespace ibpulse::exporters::prometheus {
 
-using exporters::prometheus::MetricsServer;
-
-WebEndpoint::WebEndpoint(exporters::prometheus::MetricGroups groups, Sources sources)
+WebEndpoint::WebEndpoint(MetricGroups groups, Sources sources)
     : sources_(std::move(sources)), renderer_(groups), self_(IBPULSE_VERSION) {}
 
 Result<std::unique_ptr<WebEndpoint>> WebEndpoint::start(const std::string& listen_address,
                                                         const std::string& web_config_file,
-                                                        exporters::prometheus::MetricGroups groups,
-                                                        Sources sources) {
+                                                        MetricGroups groups, Sources sources) {
   if (listen_address == "off") return std::unique_ptr<WebEndpoint>();
   std::unique_ptr<WebEndpoint> endpoint(new WebEndpoint(groups, std::move(sources)));
-  exporters::prometheus::HttpOptions options;
+  HttpOptions options;
   options.listen_address = listen_address;
   options.web_config_file = web_config_file;
   WebEndpoint* self = endpoint.get();
@@ -60,7 +57,7 @@ void WebEndpoint::metrics(const MetricsServer::BodyWriter& write) {
 void WebEndpoint::self_metrics(const MetricsServer::BodyWriter& write,
                                const converters::FabricSnapshot* snap) {
   thread_local std::string scratch;
-  exporters::prometheus::DaemonStatus status;
+  DaemonStatus status;
   status.poller = sources_.poller();
   status.converter = sources_.converter();
   if (sources_.alerts) sources_.alerts(status);
@@ -114,9 +111,9 @@ std::optional<std::string> query_value(std::string_view query, std::string_view 
 
 std::string WebEndpoint::health_json(bool grid, std::string_view query) const {
   exporters::alerts::HealthViewLimits limits;
-  std::shared_ptr<const std::regex> filter;
+  std::shared_ptr<const exporters::alerts::NameFilter> filter;
   if (auto text = query_value(query, "filter"); text && !text->empty()) {
-    auto compiled = exporters::alerts::compile_view_filter(*text);
+    auto compiled = exporters::alerts::NameFilter::compile(*text);
     if (!compiled) return nlohmann::json{{"error", "filter: " + compiled.error()}}.dump();
     filter = *compiled;
     limits.filter = filter.get();
@@ -144,4 +141,4 @@ std::string WebEndpoint::landing() const {
                        st.last_sweep.stale, st.last_sweep.seconds});
 }
 
-}  // namespace ibpulse::cli
+}  // namespace ibpulse::exporters::prometheus

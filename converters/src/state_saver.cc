@@ -1,4 +1,4 @@
-#include "state_saver.h"
+#include "ibpulse/converters/state_saver.h"
 
 #include <fcntl.h>
 #include <spdlog/spdlog.h>
@@ -12,7 +12,7 @@
 #include "ibpulse/base/log_text.h"
 #include "ibpulse/converters/state_file.h"
 
-namespace ibpulse::cli {
+namespace ibpulse::converters {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -78,10 +78,10 @@ void StateSaver::wait_for_writer() {
   if (writer_.joinable()) writer_.join();
 }
 
-void StateSaver::load(const collector::Topology& topology, converters::Converter& converter) {
+void StateSaver::load(const collector::Topology& topology, Converter& converter) {
   if (loaded_ || path_.empty()) return;
   loaded_ = true;
-  auto file = converters::read_whole_file(path_);
+  auto file = read_whole_file(path_);
   if (!file) {
     // Not overwritten: a file we could not read may still hold what an operator needs.
     spdlog::error("event=state_load_failed path=\"{}\" error=\"{}\" note=\"not saving either\"",
@@ -94,7 +94,7 @@ void StateSaver::load(const collector::Topology& topology, converters::Converter
                  log_text(path_.string()));
     return;
   }
-  const auto loaded = converters::apply_state(file->bytes, topology, converter);
+  const auto loaded = apply_state(file->bytes, topology, converter);
   if (loaded && !loaded->counters_refused.empty()) {
     spdlog::warn(
         "event=state_partly_loaded path=\"{}\" reason=\"{}\" if_indexes={} note=\"ifIndex "
@@ -110,7 +110,7 @@ void StateSaver::load(const collector::Topology& topology, converters::Converter
         loaded->if_indexes_dropped, loaded->counters_unknown, loaded->saved_unix_seconds);
     return;
   }
-  const auto aside = converters::set_aside(path_);
+  const auto aside = set_aside(path_);
   if (!aside) {
     saving_ = false;
     spdlog::error(
@@ -125,21 +125,20 @@ void StateSaver::load(const collector::Topology& topology, converters::Converter
       log_text(path_.string()), log_text(loaded.error()), log_text(aside->string()));
 }
 
-void StateSaver::maybe_save(const converters::Converter& converter, uint64_t subnet_prefix,
+void StateSaver::maybe_save(const Converter& converter, uint64_t subnet_prefix,
                             Clock::time_point now) {
   if (!saving_) return;
   if (next_save_ == Clock::time_point{}) next_save_ = now + interval_;
   if (now < next_save_) return;
   next_save_ = now + interval_;
   wait_for_writer();  // one write at a time; an interval is far longer than a write
-  write_in_background(converters::encode_state(converter, subnet_prefix), converter.port_count());
+  write_in_background(encode_state(converter, subnet_prefix), converter.port_count());
 }
 
-std::optional<uint64_t> StateSaver::start_save(const converters::Converter& converter,
-                                               uint64_t subnet_prefix) {
+std::optional<uint64_t> StateSaver::start_save(const Converter& converter, uint64_t subnet_prefix) {
   if (!saving_ || writing()) return std::nullopt;
   wait_for_writer();  // finished: joins at once
-  write_in_background(converters::encode_state(converter, subnet_prefix), converter.port_count());
+  write_in_background(encode_state(converter, subnet_prefix), converter.port_count());
   return started_;
 }
 
@@ -156,15 +155,14 @@ void StateSaver::save_soon(Clock::time_point now) {
   if (next_save_ == Clock::time_point{} || next_save_ > now + kSoon) next_save_ = now + kSoon;
 }
 
-void StateSaver::save_now(const converters::Converter& converter, uint64_t subnet_prefix) {
+void StateSaver::save_now(const Converter& converter, uint64_t subnet_prefix) {
   if (!saving_) return;
   wait_for_writer();
-  write_and_log(path_, converters::encode_state(converter, subnet_prefix), converter.port_count(),
-                true);
+  write_and_log(path_, encode_state(converter, subnet_prefix), converter.port_count(), true);
   // The last save: the directory is free for the next daemon now, not only at our exit.
   saving_ = false;
   if (lock_fd_ >= 0) ::close(lock_fd_);
   lock_fd_ = -1;
 }
 
-}  // namespace ibpulse::cli
+}  // namespace ibpulse::converters

@@ -19,51 +19,51 @@
 #include "ibpulse/exporters/alerts/engine.h"
 #include "ibpulse/exporters/alerts/health.h"
 
-namespace ibpulse::cli {
+namespace ibpulse::exporters::alerts {
 
 struct AlertStatus {
-  std::vector<exporters::alerts::AlertEvent> active;
-  exporters::alerts::EngineStats engine;
+  std::vector<AlertEvent> active;
+  EngineStats engine;
 };
 
 class AlertLoop {
  public:
-  using Notifier = std::function<void(exporters::alerts::AlertEvent)>;
+  using Notifier = std::function<void(AlertEvent)>;
   // `health_file`: where the link health is kept across restarts (empty: nowhere), saved
   // every `save_interval` and at stop.
-  AlertLoop(std::vector<exporters::alerts::Rule> rules, exporters::alerts::EngineOptions options,
-            exporters::alerts::HealthOptions health, const converters::SnapshotStore& snapshots,
-            exporters::alerts::HealthStore& healths, std::filesystem::path health_file = {},
+  AlertLoop(std::vector<Rule> rules, EngineOptions options, HealthOptions health,
+            const converters::SnapshotStore& snapshots, HealthStore& healths,
+            std::filesystem::path health_file = {},
             std::chrono::milliseconds save_interval = std::chrono::minutes(1));
 
   // Where notifications go (set before run(); none: only the log and /metrics).
   void set_notifier(Notifier notifier) { notifier_ = std::move(notifier); }
   void run(const std::atomic<bool>& stop);
   // A new rule set (SIGHUP), applied by run() before the next snapshot it evaluates.
-  void reload(std::vector<exporters::alerts::Rule> rules);
+  void reload(std::vector<Rule> rules);
   AlertStatus status() const;  // a copy of every active alert: for /metrics
   // The cheap part, for the SNMP agent's thread, which reads it often.
   size_t active_count() const;
   uint64_t suppressed() const;
 
  private:
-  static void report(const exporters::alerts::Decision& d);
+  static void report(const Decision& d);
   void load_health();
   void save_health();
 
-  exporters::alerts::ThresholdEngine engine_;
-  exporters::alerts::HealthEngine health_;
+  ThresholdEngine engine_;
+  HealthEngine health_;
   const converters::SnapshotStore& snapshots_;
-  exporters::alerts::HealthStore& healths_;
+  HealthStore& healths_;
   std::filesystem::path health_file_;
   std::chrono::milliseconds save_interval_;
   Notifier notifier_;
   mutable std::mutex mutex_;  // guards status_ and reloaded_
   AlertStatus status_;
-  std::optional<std::vector<exporters::alerts::Rule>> reloaded_;
+  std::optional<std::vector<Rule>> reloaded_;
 };
 
 // Logs the rule set at start (one line per rule at debug, a summary at info).
-void log_rules(const std::vector<exporters::alerts::Rule>& rules);
+void log_rules(const std::vector<Rule>& rules);
 
-}  // namespace ibpulse::cli
+}  // namespace ibpulse::exporters::alerts

@@ -1,4 +1,4 @@
-#include "convert_loop.h"
+#include "ibpulse/converters/convert_loop.h"
 
 #include <spdlog/spdlog.h>
 
@@ -11,7 +11,7 @@
 #include "ibpulse/base/heap_trim.h"
 #include "ibpulse/base/thread_name.h"
 
-namespace ibpulse::cli {
+namespace ibpulse::converters {
 namespace {
 
 using collector::guid_string;
@@ -41,8 +41,8 @@ std::string_view attribute_name(schema::Attribute a) {
 }
 
 // ibIfVLTrafficTable rows: only the VLs a sample covered.
-void log_vl_totals(collector::PortKey key, const converters::PortVlTraffic& t) {
-  for (size_t vl = 0; vl < converters::kVirtualLanes; ++vl) {
+void log_vl_totals(collector::PortKey key, const PortVlTraffic& t) {
+  for (size_t vl = 0; vl < kVirtualLanes; ++vl) {
     if (!t.has_vl(vl)) continue;
     spdlog::trace(
         "event=vl_total node_guid={} port={} vl={} out_octets={} out_packets={} in_octets={} "
@@ -52,30 +52,23 @@ void log_vl_totals(collector::PortKey key, const converters::PortVlTraffic& t) {
   }
 }
 
-converters::ConverterOptions daemon_options(const DaemonConfig& config) {
-  converters::ConverterOptions options = config.converter;
+ConverterOptions holding_clears(ConverterOptions options) {
   options.hold_clears = true;  // released by pass_on_clears()
-  // A restored counter read from the other copy waits for two discoveries (each asks every
-  // node's ClassPortInfo again), at least a minute.
-  options.restored_source_wait =
-      std::max<std::chrono::milliseconds>(2 * config.poller.rediscover, std::chrono::minutes(1));
   return options;
 }
 
 }  // namespace
 
-ConvertLoop::ConvertLoop(const DaemonConfig& config, std::vector<collector::SampleRing*> rings,
-                         collector::ClearRings& clears, converters::SnapshotStore& store,
-                         SampleLogger trace_sample)
+ConvertLoop::ConvertLoop(const ConvertLoopOptions& options,
+                         std::vector<collector::SampleRing*> rings, collector::ClearRings& clears,
+                         SnapshotStore& store, SampleLogger trace_sample)
     : rings_(std::move(rings)),
       trace_sample_(trace_sample),
       store_(store),
-      publish_interval_(config.publish_interval),
-      foreign_clear_window_(config.foreign_clear_window),
-      converter_(daemon_options(config), &clears),
-      state_(
-          config.state_dir.empty() ? default_state_dir() : std::filesystem::path(config.state_dir),
-          config.state_save_interval) {}
+      publish_interval_(options.publish_interval),
+      foreign_clear_window_(options.foreign_clear_window),
+      converter_(holding_clears(options.converter), &clears),
+      state_(options.state_dir, options.state_save_interval) {}
 
 void ConvertLoop::set_topology(const collector::Topology& topology) {
   std::lock_guard lock(mutex_);
@@ -106,12 +99,12 @@ void ConvertLoop::take_topology() {
   converter_.set_topology(topology_);
 }
 
-converters::ConverterStats ConvertLoop::stats() const {
+ConverterStats ConvertLoop::stats() const {
   std::lock_guard lock(mutex_);
   return stats_;
 }
 
-void ConvertLoop::report(const collector::RawSample& s, const converters::ApplyEvents& events) {
+void ConvertLoop::report(const collector::RawSample& s, const ApplyEvents& events) {
   const auto port = [&] {
     return fmt::format("node_guid={} port={} attribute={}", guid_string(s.port.node_guid),
                        s.port.port, attribute_name(s.attribute));
@@ -175,7 +168,7 @@ void ConvertLoop::run(const std::atomic<bool>& stop) {
   // converts (Converter::apply_batch).
   constexpr size_t kBatch = 64;
   std::vector<collector::RawSample> batch(kBatch);
-  std::vector<converters::ApplyEvents> events(kBatch);
+  std::vector<ApplyEvents> events(kBatch);
   // One ring per poller (SPSC: one producer each), drained in turn. With one local port this
   // is the single ring as before.
   const auto drain_one = [&](collector::SampleRing& ring) {
@@ -279,7 +272,7 @@ void ConvertLoop::log_totals() const {
     spdlog::trace(
         "event=port_status node_guid={} port={} if_index={} oper_status={} in_topology={} "
         "mtu={} phys_lid={} last_change_ago_seconds={}",
-        guid_string(p.key.node_guid), p.key.port, p.if_index, converters::to_string(p.oper_status),
+        guid_string(p.key.node_guid), p.key.port, p.if_index, to_string(p.oper_status),
         p.in_topology, p.mtu, p.phys_lid,
         p.last_change == Clock::time_point{}
             ? -1
@@ -289,4 +282,4 @@ void ConvertLoop::log_totals() const {
   }
 }
 
-}  // namespace ibpulse::cli
+}  // namespace ibpulse::converters

@@ -1,5 +1,6 @@
-#include "snmp_endpoint.h"
+#include "ibpulse/exporters/snmp/endpoint.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -10,13 +11,11 @@
 
 #include "ibpulse/base/log_text.h"
 
-namespace ibpulse::cli {
+namespace ibpulse::exporters::snmp {
 namespace {
 
 // <state dir>/snmp, created.
-Result<std::string> snmp_state_dir(const DaemonConfig& config) {
-  const std::filesystem::path base =
-      config.state_dir.empty() ? default_state_dir() : std::filesystem::path(config.state_dir);
+Result<std::string> snmp_state_dir(const std::filesystem::path& base) {
   if (base.empty()) {
     return Err(
         "SNMPv3 users need the engine ID and boots kept in the state directory: set "
@@ -31,10 +30,10 @@ Result<std::string> snmp_state_dir(const DaemonConfig& config) {
 
 }  // namespace
 
-exporters::snmp::CollectorStatus collector_status(
+CollectorStatus collector_status(
     const collector::PollerStats& poller, const converters::ConverterStats& converter,
     const std::shared_ptr<const converters::FabricSnapshot>& snapshot) {
-  exporters::snmp::CollectorStatus s;
+  CollectorStatus s;
   s.nodes = poller.nodes;
   s.ports = poller.ports;
   s.discoveries = poller.discoveries;
@@ -56,28 +55,28 @@ exporters::snmp::CollectorStatus collector_status(
   return s;
 }
 
-Result<std::unique_ptr<exporters::snmp::SnmpAgent>> start_snmp_agent(
-    const DaemonConfig& config, const converters::SnapshotStore* snapshots,
-    const exporters::alerts::HealthStore* healths,
-    std::function<exporters::snmp::CollectorStatus()> status) {
-  if (config.snmp.listen == "off") return std::unique_ptr<exporters::snmp::SnmpAgent>();
-  exporters::snmp::AgentOptions options = config.snmp;
+Result<std::unique_ptr<SnmpAgent>> start_snmp_agent(EndpointOptions endpoint,
+                                                    const converters::SnapshotStore* snapshots,
+                                                    const alerts::HealthStore* healths,
+                                                    std::function<CollectorStatus()> status) {
+  if (endpoint.agent.listen == "off") return std::unique_ptr<SnmpAgent>();
+  AgentOptions options = std::move(endpoint.agent);
   // SNMPv3 needs the engineID and engine boots to persist (RFC 3414); v1/v2c need nothing kept,
   // so without users nothing is written to the state directory.
-  for (const auto& address : config.trap_sink_addresses) {
-    exporters::snmp::TrapSink sink;
+  for (const auto& address : endpoint.trap_sink_addresses) {
+    TrapSink sink;
     sink.address = address;
-    sink.community = config.trap_community;
-    if (auto valid = exporters::snmp::validate(sink); !valid) {
+    sink.community = endpoint.trap_community;
+    if (auto valid = validate(sink); !valid) {
       return Err("--snmp.trap-sink {}: {}", address, valid.error());
     }
     options.trap_sinks.push_back(std::move(sink));
   }
-  const bool v3_sinks = std::any_of(
-      options.trap_sinks.begin(), options.trap_sinks.end(),
-      [](const auto& sink) { return sink.kind != exporters::snmp::TrapSink::Kind::kV2cTrap; });
+  const bool v3_sinks =
+      std::any_of(options.trap_sinks.begin(), options.trap_sinks.end(),
+                  [](const auto& sink) { return sink.kind != TrapSink::Kind::kV2cTrap; });
   if (!options.users.empty() || v3_sinks) {
-    Result<std::string> dir = snmp_state_dir(config);
+    Result<std::string> dir = snmp_state_dir(endpoint.state_dir);
     if (!dir.ok()) return Error{dir.error()};
     options.state_dir = *dir;
   }
@@ -108,7 +107,7 @@ Result<std::unique_ptr<exporters::snmp::SnmpAgent>> start_snmp_agent(
         "(v2c) or snmp.users (SNMPv3), or set snmp.listen to off\"");
   }
   options.status = std::move(status);
-  return exporters::snmp::SnmpAgent::start(std::move(options), snapshots, healths);
+  return SnmpAgent::start(std::move(options), snapshots, healths);
 }
 
-}  // namespace ibpulse::cli
+}  // namespace ibpulse::exporters::snmp

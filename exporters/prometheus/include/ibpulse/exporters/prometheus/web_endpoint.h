@@ -19,7 +19,7 @@
 #include "ibpulse/exporters/prometheus/renderer.h"
 #include "ibpulse/exporters/prometheus/self_metrics.h"
 
-namespace ibpulse::cli {
+namespace ibpulse::exporters::prometheus {
 
 class WebEndpoint {
  public:
@@ -29,25 +29,24 @@ class WebEndpoint {
     std::function<collector::PollerStats()> poller;
     std::function<converters::ConverterStats()> converter;
     // Fills the alert fields of the daemon's status (none: no alerts in /metrics).
-    std::function<void(exporters::prometheus::DaemonStatus&)> alerts;
+    std::function<void(DaemonStatus&)> alerts;
   };
   // "off": no endpoint (nullptr). Errors name the address or the web config file.
   static Result<std::unique_ptr<WebEndpoint>> start(const std::string& listen_address,
                                                     const std::string& web_config_file,
-                                                    exporters::prometheus::MetricGroups groups,
-                                                    Sources sources);
+                                                    MetricGroups groups, Sources sources);
 
   uint16_t port() const { return server_->port(); }
   // At SIGHUP: TLS certificates and users from the file again; on error the running ones stay.
   Status reload_web_config(const std::string& web_config_file) {
     return server_->reload_web_config(web_config_file);
   }
-  exporters::prometheus::MetricsServer::Stats stats() const { return server_->stats(); }
+  MetricsServer::Stats stats() const { return server_->stats(); }
 
  private:
-  WebEndpoint(exporters::prometheus::MetricGroups groups, Sources sources);
-  void metrics(const exporters::prometheus::MetricsServer::BodyWriter& write);
-  void self_metrics(const exporters::prometheus::MetricsServer::BodyWriter& write,
+  WebEndpoint(MetricGroups groups, Sources sources);
+  void metrics(const MetricsServer::BodyWriter& write);
+  void self_metrics(const MetricsServer::BodyWriter& write,
                     const converters::FabricSnapshot* snapshot);
   std::string landing() const;
   // /api/health (or, with `grid`, /api/health/grid): health_view.h. `query`: filter=REGEX
@@ -55,11 +54,11 @@ class WebEndpoint {
   std::string health_json(bool grid, std::string_view query) const;
 
   Sources sources_;
-  exporters::prometheus::FabricRenderer renderer_;
-  exporters::prometheus::SelfMetrics self_;
-  std::unique_ptr<exporters::prometheus::MetricsServer> server_;
+  FabricRenderer renderer_;
+  SelfMetrics self_;
+  std::unique_ptr<MetricsServer> server_;
   // What the workers read: set once server_ is, since a scrape may arrive before start() ends.
-  std::atomic<const exporters::prometheus::MetricsServer*> serving_{nullptr};
+  std::atomic<const MetricsServer*> serving_{nullptr};
 };
 
-}  // namespace ibpulse::cli
+}  // namespace ibpulse::exporters::prometheus

@@ -17,18 +17,28 @@
 #include <utility>
 #include <vector>
 
-#include "daemon_config.h"
 #include "ibpulse/collector/poller.h"
 #include "ibpulse/converters/converter.h"
-#include "state_saver.h"
+#include "ibpulse/converters/state_saver.h"
 
-namespace ibpulse::cli {
+namespace ibpulse::converters {
+
+struct ConvertLoopOptions {
+  // hold_clears is set by the loop: it releases clears once a save holds their readings.
+  ConverterOptions converter;
+  std::chrono::milliseconds publish_interval{1000};
+  // This many foreign clears in a window, one counter set cleared twice: a warning that
+  // another manager clears counters routinely.
+  std::chrono::milliseconds foreign_clear_window{600000};
+  std::filesystem::path state_dir;  // empty: no state file
+  std::chrono::milliseconds state_save_interval{60000};
+};
 
 class ConvertLoop {
  public:
   using SampleLogger = void (*)(const collector::RawSample&);
-  ConvertLoop(const DaemonConfig& config, std::vector<collector::SampleRing*> rings,
-              collector::ClearRings& clears, converters::SnapshotStore& store,
+  ConvertLoop(const ConvertLoopOptions& options, std::vector<collector::SampleRing*> rings,
+              collector::ClearRings& clears, SnapshotStore& store,
               SampleLogger trace_sample = nullptr);
 
   void run(const std::atomic<bool>& stop);
@@ -36,29 +46,29 @@ class ConvertLoop {
   void set_topology(const collector::Topology& topology);
   void update_port(const collector::Port& port);  // a PortInfo read saw it change
 
-  converters::ConverterStats stats() const;
+  ConverterStats stats() const;
   // At trace level: every port's non-zero totals (what the exporters will serve).
   void log_totals() const;
 
  private:
-  void report(const collector::RawSample& s, const converters::ApplyEvents& events);
+  void report(const collector::RawSample& s, const ApplyEvents& events);
   void take_topology();
-  void trim_after_snapshots(converters::Clock::time_point now);  // malloc_trim, now and then
+  void trim_after_snapshots(Clock::time_point now);  // malloc_trim, now and then
   // Our own clears go to the pollers only once a save holds the readings that asked for them.
   void pass_on_clears();
 
   std::vector<collector::SampleRing*> rings_;
   SampleLogger trace_sample_;
-  converters::SnapshotStore& store_;
+  SnapshotStore& store_;
   std::chrono::milliseconds publish_interval_;
   std::chrono::milliseconds foreign_clear_window_;
-  converters::Converter converter_;
+  Converter converter_;
   StateSaver state_;
   mutable std::mutex mutex_;  // guards pending_, topology_, stats_
   std::shared_ptr<collector::Topology> pending_;
   std::shared_ptr<const collector::Topology> topology_;
-  converters::ConverterStats stats_;
-  converters::Clock::time_point last_trim_{};
+  ConverterStats stats_;
+  Clock::time_point last_trim_{};
   unsigned foreign_logged_ = 0;
   uint64_t published_ = 0;  // snapshots published: the next one's sequence number
   std::vector<collector::ClearRequest> held_clears_;    // asked, no save started for them yet
@@ -76,4 +86,4 @@ class ConvertLoop {
   void report_foreign_clears(std::chrono::steady_clock::time_point now, bool final = false);
 };
 
-}  // namespace ibpulse::cli
+}  // namespace ibpulse::converters

@@ -14,7 +14,7 @@
 
 #include "ibpulse/converters/converter.h"
 
-namespace ibpulse::cli {
+namespace ibpulse::converters {
 
 class StateSaver {
  public:
@@ -26,23 +26,22 @@ class StateSaver {
 
   // Before the converter's first topology: restores what the file holds, if it can be
   // trusted; a file that cannot is set aside and reported. Saving starts only after this.
-  void load(const collector::Topology& topology, converters::Converter& converter);
+  void load(const collector::Topology& topology, Converter& converter);
 
   // Saves in the background when the interval has passed.
-  void maybe_save(const converters::Converter& converter, uint64_t subnet_prefix,
+  void maybe_save(const Converter& converter, uint64_t subnet_prefix,
                   std::chrono::steady_clock::time_point now);
   // Brings the next save forward to within a second (after our own clears).
   void save_soon(std::chrono::steady_clock::time_point now);
   // Saves and waits (at stop).
-  void save_now(const converters::Converter& converter, uint64_t subnet_prefix);
+  void save_now(const Converter& converter, uint64_t subnet_prefix);
 
   // Whether a state file is kept (loaded, and the directory is ours).
   bool saving() const { return saving_; }
   // Starts writing the state as it is now, unless a write is under way (then nothing: ask
   // again later). Returns the save's number; finished_through() reaches it once the file is on
   // disk, fsynced, or the write failed (logged).
-  std::optional<uint64_t> start_save(const converters::Converter& converter,
-                                     uint64_t subnet_prefix);
+  std::optional<uint64_t> start_save(const Converter& converter, uint64_t subnet_prefix);
   uint64_t finished_through() const { return finished_.load(std::memory_order_acquire); }
 
   const std::filesystem::path& path() const { return path_; }
@@ -63,4 +62,4 @@ class StateSaver {
   int lock_fd_ = -1;  // flock held on <dir>/counters.lock while we own the directory
 };
 
-}  // namespace ibpulse::cli
+}  // namespace ibpulse::converters

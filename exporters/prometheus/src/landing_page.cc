@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-namespace ibpulse::cli {
+namespace ibpulse::exporters::prometheus {
 namespace {
 
 // Cell classes: the link's state (ok, degraded, failing), its congestion role (root, victim)
@@ -93,4 +93,4 @@ std::string landing_page(const LandingFacts& f) {
       f.stale, kScript);
 }
 
-}  // namespace ibpulse::cli
+}  // namespace ibpulse::exporters::prometheus

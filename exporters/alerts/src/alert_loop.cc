@@ -1,4 +1,4 @@
-#include "alert_loop.h"
+#include "ibpulse/exporters/alerts/alert_loop.h"
 
 #include <spdlog/spdlog.h>
 
@@ -9,12 +9,10 @@
 #include "ibpulse/base/thread_name.h"
 #include "ibpulse/converters/state_file.h"
 
-namespace ibpulse::cli {
+namespace ibpulse::exporters::alerts {
 namespace {
 
 using namespace std::chrono_literals;
-using exporters::alerts::AlertEvent;
-using exporters::alerts::EventKind;
 
 std::string where(const AlertEvent& e) {
   std::string text = fmt::format("node_guid={} port={} node=\"{}\" if_index={}",
@@ -29,12 +27,9 @@ std::string where(const AlertEvent& e) {
 
 }  // namespace
 
-AlertLoop::AlertLoop(std::vector<exporters::alerts::Rule> rules,
-                     exporters::alerts::EngineOptions options,
-                     exporters::alerts::HealthOptions health,
-                     const converters::SnapshotStore& snapshots,
-                     exporters::alerts::HealthStore& healths, std::filesystem::path health_file,
-                     std::chrono::milliseconds save_interval)
+AlertLoop::AlertLoop(std::vector<Rule> rules, EngineOptions options, HealthOptions health,
+                     const converters::SnapshotStore& snapshots, HealthStore& healths,
+                     std::filesystem::path health_file, std::chrono::milliseconds save_interval)
     : engine_(std::move(rules), options),
       health_(std::move(health)),
       snapshots_(snapshots),
@@ -51,7 +46,7 @@ void AlertLoop::load_health() {
     return;
   }
   if (!file->found) return;
-  const auto saved = exporters::alerts::decode_health(file->bytes);
+  const auto saved = decode_health(file->bytes);
   if (!saved) {
     spdlog::warn(
         "event=health_rejected path=\"{}\" reason=\"{}\" note=\"link health starts from the "
@@ -73,15 +68,13 @@ void AlertLoop::save_health() {
   const auto unix_now = std::chrono::duration_cast<std::chrono::seconds>(
                             std::chrono::system_clock::now().time_since_epoch())
                             .count();
-  if (auto s =
-          write_file_atomically(health_file_, exporters::alerts::encode_health(*health, unix_now));
-      !s) {
+  if (auto s = write_file_atomically(health_file_, encode_health(*health, unix_now)); !s) {
     spdlog::warn("event=health_save_failed path=\"{}\" error=\"{}\"",
                  log_text(health_file_.string()), log_text(s.error()));
   }
 }
 
-void AlertLoop::report(const exporters::alerts::Decision& d) {
+void AlertLoop::report(const Decision& d) {
   const AlertEvent& e = d.event;
   const char* withheld = d.notify ? "" : " notified=false note=\"storm control\"";
   switch (e.kind) {
@@ -122,11 +115,9 @@ void AlertLoop::run(const std::atomic<bool>& stop) {
       save_health();
       last_save = converters::Clock::now();
     }
-    auto snapshot = snapshots_.load();
-    if (!snapshot || snapshot == last) {
-      std::this_thread::sleep_for(50ms);
-      continue;
-    }
+    // Woken by the publish; the timeout only bounds how late a stop is seen.
+    auto snapshot = snapshots_.wait_for_newer(last, 50ms);
+    if (!snapshot) continue;
     last = snapshot;
     {
       std::lock_guard lock(mutex_);
@@ -146,7 +137,7 @@ void AlertLoop::run(const std::atomic<bool>& stop) {
   save_health();
 }
 
-void AlertLoop::reload(std::vector<exporters::alerts::Rule> rules) {
+void AlertLoop::reload(std::vector<Rule> rules) {
   std::lock_guard lock(mutex_);
   reloaded_ = std::move(rules);
 }
@@ -166,7 +157,7 @@ uint64_t AlertLoop::suppressed() const {
   return status_.engine.suppressed;
 }
 
-void log_rules(const std::vector<exporters::alerts::Rule>& rules) {
+void log_rules(const std::vector<Rule>& rules) {
   for (const auto& r : rules) {
     spdlog::debug("event=alert_rule rule={} counter={} severity={} origin=\"{}\"", r.name,
                   r.counter, to_string(r.severity), log_text(r.origin));
@@ -174,4 +165,4 @@ void log_rules(const std::vector<exporters::alerts::Rule>& rules) {
   spdlog::info("event=alert_rules rules={}", rules.size());
 }
 
-}  // namespace ibpulse::cli
+}  // namespace ibpulse::exporters::alerts
