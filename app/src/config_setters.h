@@ -85,8 +85,8 @@ Setter guids(Field field) {
   return [=](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
     std::set<uint64_t> out;
     for (const auto& item : v) {
-      auto g = parse_unsigned(item, 1, UINT64_MAX);
-      if (!g) return Err("bad GUID '{}': write 0x followed by hex digits", item);
+      auto g = parse_guid(item);
+      if (!g) return Error{g.error()};
       out.insert(*g);
     }
     field(c) = std::move(out);
@@ -111,13 +111,9 @@ template <typename Field>
 Setter boolean(Field field) {
   return [=](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
     if (auto one = one_value(v); !one) return one;
-    if (v[0] == "true" || v[0] == "yes" || v[0] == "1") {
-      field(c) = true;
-    } else if (v[0] == "false" || v[0] == "no" || v[0] == "0") {
-      field(c) = false;
-    } else {
-      return Err("expected true or false, got '{}'", v[0]);
-    }
+    auto value = parse_bool(v[0]);
+    if (!value) return Error{value.error()};
+    field(c) = *value;
     return Ok{};
   };
 }

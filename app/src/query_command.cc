@@ -10,6 +10,7 @@
 
 #include "cli_support.h"
 #include "commands.h"
+#include "ibpulse/base/number.h"
 #include "ibpulse/collector/environment.h"
 #include "ibpulse/collector/sweep.h"
 #include "query_if_mib.h"
@@ -153,12 +154,9 @@ struct Resolved {
 
 // A GUID target: find its port (a port GUID, or a node GUID and a port number).
 Result<Resolved> resolve_guid(const QueryArgs& a) {
-  const std::string_view hex = std::string_view(a.target).substr(a.target.rfind('x') + 1);
-  uint64_t guid = 0;
-  auto [ptr, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), guid, 16);
-  if (ec != std::errc() || ptr != hex.data() + hex.size()) {
-    return Err("'{}' is neither a LID (1-49151) nor a GUID (0x...)", a.target);
-  }
+  const auto parsed = parse_guid(a.target);
+  if (!parsed) return Err("'{}' is neither a LID (1-49151) nor a GUID (0x...)", a.target);
+  const uint64_t guid = *parsed;
   auto options = discovery_options(a.fabric);
   if (!options) return Error{options.error()};
   options->switch_port0 = true;  // a switch's port 0 may be asked for by node GUID

@@ -7,6 +7,7 @@
 
 #include "cli_support.h"
 #include "commands.h"
+#include "ibpulse/base/number.h"
 #include "ibpulse/collector/shard.h"
 
 namespace ibpulse::cli {
@@ -19,25 +20,15 @@ struct ShardOfArgs {
   bool json = false;
 };
 
-Result<uint64_t> parse_guid(const std::string& text) {
-  const bool hex = text.starts_with("0x") || text.starts_with("0X");
-  const char* begin = text.data() + (hex ? 2 : 0);
-  const char* end = text.data() + text.size();
-  uint64_t v = 0;
-  auto [ptr, ec] = std::from_chars(begin, end, v, 16);
-  if (!hex || begin == end || ec != std::errc() || ptr != end) {
-    return Err("bad node GUID '{}': write 0x followed by up to 16 hex digits", text);
-  }
-  return v;
-}
-
 int shard_of(const ShardOfArgs& a) {
   const collector::ShardSpec spec{1, a.count, a.replicas};
   if (auto s = collector::validate(spec); !s) return fail(s.error());
   nlohmann::json out = nlohmann::json::array();
   for (const auto& text : a.guids) {
     auto guid = parse_guid(text);
-    if (!guid) return fail(guid.error());
+    if (!guid)
+      return fail(
+          fmt::format("bad node GUID '{}': write 0x followed by up to 16 hex digits", text));
     const auto owners = collector::shard_owners(*guid, a.count, a.replicas);
     if (a.json) {
       out.push_back({{"node_guid", collector::guid_string(*guid)}, {"shards", owners}});

@@ -1,6 +1,9 @@
 #include "ibpulse/base/number.h"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <string>
 
 namespace ibpulse {
 
@@ -30,6 +33,20 @@ Result<uint64_t> parse_unsigned(std::string_view text, uint64_t min, uint64_t ma
     return expected();
   }
   return v;
+}
+
+Result<bool> parse_bool(std::string_view text) {
+  std::string lower(text);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (lower == "true" || lower == "yes" || lower == "on" || lower == "1") return true;
+  if (lower == "false" || lower == "no" || lower == "off" || lower == "0") return false;
+  return Err("expected true or false, got '{}'", text);
+}
+
+Result<uint64_t> parse_guid(std::string_view text) {
+  if (auto guid = parse_unsigned(text, 1, UINT64_MAX)) return guid;
+  return Err("bad GUID '{}': write 0x followed by up to 16 hex digits", text);
 }
 
 }  // namespace ibpulse

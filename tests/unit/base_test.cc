@@ -196,5 +196,27 @@ TEST_F(AtomicFile, TwoWritersEachLeaveAWholeFile) {
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_), {}), 1);
 }
 
+// One reading of booleans and GUIDs for flags, configuration files and rule files.
+TEST(Scalars, BooleansAndGuidsReadOneWay) {
+  for (const char* yes : {"true", "yes", "on", "1", "TRUE", "Yes", "On"}) {
+    ASSERT_TRUE(parse_bool(yes).ok()) << yes;
+    EXPECT_TRUE(*parse_bool(yes)) << yes;
+  }
+  for (const char* no : {"false", "no", "off", "0", "False", "OFF"}) {
+    ASSERT_TRUE(parse_bool(no).ok()) << no;
+    EXPECT_FALSE(*parse_bool(no)) << no;
+  }
+  for (const char* bad : {"", "2", "y", "enabled", " true"}) {
+    ASSERT_FALSE(parse_bool(bad).ok()) << bad;
+    EXPECT_NE(parse_bool(bad).error().find("expected true or false"), std::string::npos);
+  }
+  EXPECT_EQ(*parse_guid("0x0002c90300000001"), 0x0002c90300000001u);
+  EXPECT_EQ(*parse_guid("0XFFFFFFFFFFFFFFFF"), UINT64_MAX);
+  for (const char* bad : {"0x", "0x0", "0", "0x12zz", "0x10000000000000000", "guid"}) {
+    ASSERT_FALSE(parse_guid(bad).ok()) << bad;
+    EXPECT_NE(parse_guid(bad).error().find("bad GUID"), std::string::npos) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace ibpulse

@@ -11,6 +11,7 @@
 
 #include "counter_source.h"
 #include "ibpulse/base/duration.h"
+#include "ibpulse/base/number.h"
 #include "ibpulse/exporters/alerts/health.h"
 #include "ibpulse/exporters/alerts/rule.h"
 #include "name_pattern.h"
@@ -265,11 +266,9 @@ Status parse_rule_fields(const json& j, Rule& r) {
 // `enabled`: true/yes/on/1 or false/no/off/0 (any case); anything else is an error.
 Result<bool> enabled(const json& j) {
   if (!j.contains("enabled")) return true;
-  std::string v = text_of(j["enabled"]);
-  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (v == "true" || v == "yes" || v == "on" || v == "1") return true;
-  if (v == "false" || v == "no" || v == "off" || v == "0") return false;
-  return Err("enabled: '{}' (write true or false)", text_of(j["enabled"]));
+  const auto v = parse_bool(text_of(j["enabled"]));
+  if (!v) return Err("enabled: '{}' (write true or false)", text_of(j["enabled"]));
+  return *v;
 }
 
 }  // namespace
