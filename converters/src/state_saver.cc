@@ -32,8 +32,8 @@ void write_and_log(const std::filesystem::path& path, const std::string& bytes, 
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   spdlog::log(at_stop ? spdlog::level::info : spdlog::level::debug,
-              "event=state_saved path=\"{}\" ports={} bytes={} write_seconds={:.3f}", path.string(),
-              ports, bytes.size(), seconds);
+              "event=state_saved path=\"{}\" ports={} bytes={} write_seconds={:.3f}",
+              log_text(path.string()), ports, bytes.size(), seconds);
 }
 
 }  // namespace
