@@ -17,6 +17,7 @@
 #include "node_capabilities.h"
 #include "port_info.h"
 #include "read_plan.h"
+#include "sweep_accounting.h"
 #include "tick_asks.h"
 
 namespace ibpulse::collector {
@@ -60,12 +61,6 @@ struct SampledPort {
   std::optional<SampleSession> session;
   std::chrono::steady_clock::time_point next_start{};
 };
-
-// A linked physical port: what a counters sweep waits for. Switch port 0 is read when asked
-// for but is no link of its own.
-bool counts_in_sweep(const Port& p) {
-  return p.remote.has_value() && p.lid != 0 && p.key.port != 0;
-}
 
 PollerBackend with_defaults(PollerBackend b) {
   if (!b.open_engine) b.open_engine = &MadEngine::open;
@@ -137,14 +132,7 @@ struct Poller::State {
   std::vector<Context> contexts;
   std::vector<uint64_t> free_contexts;
 
-  // The counters sweep in progress: it ends when every port's counters read completed.
-  uint64_t sweep_number = 0;
-  size_t sweep_expected = 0;
-  size_t sweep_done = 0;
-  size_t sweep_unreachable = 0;  // reads failed as if the local port were unplugged
-  std::set<PortKey> sweep_stale;
-  Clock::time_point sweep_started{};
-  std::vector<uint64_t> sweep_mark;  // per index of topology.ports: last sweep it counted in
+  SweepAccounting sweeps;  // the counters sweep in progress
 
   State(PollerOptions o, SampleRing& r, PollerEvents e, PollerBackend b)
       : options(std::move(o)),
@@ -349,7 +337,7 @@ struct Poller::State {
       }
     }
     unsupported.clear();
-    sweep_expected = 0;  // a sweep in progress counted the old ports: start afresh
+    sweeps.abandon();  // a sweep in progress counted the old ports: start afresh
     report_link_changes(mine);
     topology = std::move(mine);
     node_index.clear();
@@ -502,19 +490,6 @@ struct Poller::State {
            plans[static_cast<size_t>(port - topology.ports.data())].reads(attribute);
   }
 
-  void start_sweep_if_needed(Clock::time_point now) {
-    if (sweep_expected != 0) return;
-    sweep_number++;
-    sweep_expected = 0;
-    for (const Port& p : topology.ports)
-      if (counts_in_sweep(p)) ++sweep_expected;
-    sweep_done = 0;
-    sweep_unreachable = 0;
-    sweep_stale.clear();
-    sweep_mark.assign(topology.ports.size(), 0);
-    sweep_started = now;
-  }
-
   uint32_t new_item(const Scheduler::Item& item) {
     if (!free_items.empty()) {
       const uint32_t id = free_items.back();
@@ -619,15 +594,8 @@ struct Poller::State {
     const Port& port = topology.ports[item.port_index];
     if (item.group == Group::kPortInfo) return issue_port_info(item, port);
     uint64_t sweep = 0;
-    if (item.group == Group::kCounters && counts_in_sweep(port)) {
-      start_sweep_if_needed(now);
-      // A port counts once per sweep; a second round before the sweep ends starts no new one.
-      uint64_t& mark = sweep_mark[item.port_index];
-      if (mark != sweep_number) {
-        mark = sweep_number;
-        sweep = sweep_number;
-      }
-    }
+    if (item.group == Group::kCounters && counts_in_sweep(port))
+      sweep = sweeps.count_read(topology, item.port_index, now);
     const PortPlan& plan = plans[item.port_index];
     if (plan.awaiting_capabilities) {
       // Not read until its node's ClassPortInfo answers: stale in this sweep.
@@ -681,26 +649,17 @@ struct Poller::State {
   }
 
   void finish_sweep_item(const Context& c, MadFailure failure) {
-    if (c.sweep == 0 || c.sweep != sweep_number) return;
-    if (failure != MadFailure::kNone) sweep_stale.insert(c.port);
-    if (failure == MadFailure::kUnreachable || failure == MadFailure::kSendError)
-      ++sweep_unreachable;
-    if (++sweep_done < sweep_expected) return;
+    const auto ended =
+        sweeps.completed(c.sweep, c.port, failure, backend.now(), options.intervals.counters);
+    if (!ended) return;
     // Not one port answered, each read refused on the way out: the local port is the cause.
-    if (sweep_unreachable == sweep_expected)
-      local_port_down("a sweep found every port unreachable");
-    // Reads are spread over the interval, so a sweep that keeps up lasts about one interval.
-    const std::chrono::duration<double> took = backend.now() - sweep_started;
-    const std::chrono::duration<double> interval = options.intervals.counters;
-    SweepSummary summary{sweep_number, sweep_expected, sweep_stale.size(), took.count(),
-                         std::max(0.0, (took - interval).count())};
-    sweep_expected = 0;
+    if (ended->all_unreachable) local_port_down("a sweep found every port unreachable");
     {
       std::lock_guard lock(mutex);
       ++stats.sweeps;
-      stats.last_sweep = summary;
+      stats.last_sweep = ended->summary;
     }
-    if (events.sweep_done) events.sweep_done(summary);
+    if (events.sweep_done) events.sweep_done(ended->summary);
   }
 
   void on_done(const MadCompletion& c) {
