@@ -3,12 +3,54 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace ibpulse {
 
+namespace {
+
+// Prometheus's compound form, "1h30m", "1m30s", "2s500ms": whole numbers, each followed by a
+// unit, the units in decreasing order and each at most once. Nothing when `text` has fewer
+// than two such parts (the single forms, decimals included, are read below).
+std::optional<Result<std::chrono::milliseconds>> parse_compound(std::string_view text) {
+  struct Unit {
+    std::string_view suffix;
+    int64_t ms;
+  };
+  // "ms" before "m": the longer suffix first where both would match.
+  constexpr std::array<Unit, 4> kUnits = {{{"h", 3600000}, {"ms", 1}, {"m", 60000}, {"s", 1000}}};
+  int64_t total = 0;
+  int64_t last_unit = INT64_MAX;  // the previous part's unit, in ms
+  size_t parts = 0;
+  for (std::string_view rest = text; !rest.empty(); ++parts) {
+    const size_t digits = rest.find_first_not_of("0123456789");
+    if (digits == 0 || digits == std::string_view::npos) return std::nullopt;
+    const auto* const unit = std::find_if(kUnits.begin(), kUnits.end(), [&](const Unit& u) {
+      return rest.substr(digits).starts_with(u.suffix);
+    });
+    if (unit == kUnits.end()) return std::nullopt;
+    if (unit->ms >= last_unit) {
+      return Err("'{}': the units of a duration go from the largest down, each once (1h30m)", text);
+    }
+    last_unit = unit->ms;
+    if (digits > 6) return Err("expected a duration of at most a day, got '{}'", text);
+    total += std::stoll(std::string(rest.substr(0, digits))) * unit->ms;
+    rest.remove_prefix(digits + unit->suffix.size());
+  }
+  if (parts < 2) return std::nullopt;
+  if (total <= 0 || total > 86400000)
+    return Err("expected a duration like 500ms, 1s, 1m30s or 1h (at most a day), got '{}'", text);
+  return std::chrono::milliseconds(total);
+}
+
+}  // namespace
+
 Result<std::chrono::milliseconds> parse_duration(const std::string& text) {
+  if (auto compound = parse_compound(text)) return std::move(*compound);
   double factor = 1000;
   std::string number = text;
   if (text.ends_with("ms")) {

@@ -29,6 +29,18 @@ TEST(Duration, TakesWholeMillisecondsInEveryUnit) {
   EXPECT_EQ(*parse_duration("3"), milliseconds(3000));  // plain seconds
 }
 
+TEST(Duration, TakesPrometheusCompoundForms) {
+  EXPECT_EQ(*parse_duration("1m30s"), milliseconds(90000));
+  EXPECT_EQ(*parse_duration("1h5m"), milliseconds(3900000));
+  EXPECT_EQ(*parse_duration("2s500ms"), milliseconds(2500));
+  EXPECT_EQ(*parse_duration("1h1m1s1ms"), milliseconds(3661001));
+  EXPECT_EQ(*parse_duration("23h59m"), milliseconds(86340000));
+  for (const char* bad : {"30s1m", "1m1m", "1ms1s", "25h1m", "1m30", "1.5m30s", "1m 30s"}) {
+    EXPECT_FALSE(parse_duration(bad).ok()) << bad;
+  }
+  EXPECT_NE(parse_duration("30s1m").error().find("largest down"), std::string::npos);
+}
+
 TEST(Duration, RefusesWhatWouldRoundToSomethingElse) {
   for (const char* bad : {"0.4ms", "1.5ms", "0.0004s", "0", "0s", "-1s", "", "ms", "1d", "25h"}) {
     const auto d = parse_duration(bad);

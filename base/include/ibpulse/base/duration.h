@@ -1,6 +1,6 @@
 #pragma once
 // Durations as operators write them in the configuration: "500ms", "1s", "2.5s", "5m", "1h",
-// or plain seconds.
+// plain seconds, or Prometheus's compound form ("1m30s", "1h5m", "2s500ms").
 //
 // Thread safety: pure functions.
 
