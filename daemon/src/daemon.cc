@@ -44,7 +44,7 @@ struct Daemon::Parts {
 };
 
 Daemon::Daemon(DaemonOptions options)
-    : parts_(std::make_unique<Parts>()), options_(std::move(options)) {}
+    : options_(std::move(options)), parts_(std::make_unique<Parts>()) {}
 
 Daemon::~Daemon() {
   if (!stopped_) (void)stop();
@@ -74,6 +74,7 @@ Result<std::unique_ptr<Daemon>> Daemon::start(DaemonOptions options) {
                                                             d->snapshots_, d->healths_,
                                                             o.health_file, o.health_save_interval);
   if (Status started = d->start_endpoints(); !started) {
+    if (p.remote_write) p.remote_write->stop();  // it may have started before the failure
     p.stop_converter_thread();
     d->stopped_ = true;
     return Error{started.error()};

@@ -139,6 +139,11 @@ TEST(Daemon, AnAddressInUseIsAnErrorNamingTheSetting) {
   ASSERT_TRUE(first.ok()) << first.error();
   DaemonOptions o = fake_options(second_fake);
   o.web_listen_address = "127.0.0.1:" + std::to_string((*first)->web_port());
+  // A remote writer starts before the endpoints: the failure must stop it before the stores
+  // it reads go (AddressSanitizer's run checks that).
+  auto endpoint = exporters::remote_write::parse_endpoint("http://127.0.0.1:9/api/v1/write");
+  ASSERT_TRUE(endpoint.ok()) << endpoint.error();
+  o.remote_write.endpoints.push_back(std::move(*endpoint));
   auto second = Daemon::start(std::move(o));
   ASSERT_FALSE(second.ok());
   EXPECT_TRUE(second.error().starts_with("--web.listen-address: ")) << second.error();

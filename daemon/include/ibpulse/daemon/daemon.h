@@ -90,14 +90,15 @@ class Daemon {
   Status start_endpoints();
   void status_for_metrics(exporters::prometheus::DaemonStatus& status) const;
 
-  struct Parts;
-  std::unique_ptr<Parts> parts_;
   DaemonOptions options_;
   converters::SnapshotStore snapshots_;
   exporters::alerts::HealthStore healths_;
   std::atomic<uint64_t> sweeps_{0};
   std::atomic<bool> poller_ended_{false};
   bool stopped_ = false;
+  // Last: destroyed first, so that no thread of theirs outlives the stores above.
+  struct Parts;
+  std::unique_ptr<Parts> parts_;
 };
 
 }  // namespace ibpulse::daemon
