@@ -358,8 +358,11 @@ struct SnmpAgent::Impl {
       int block = 0;
       fd_set readable;
       FD_ZERO(&readable);
-      timeval timeout{0, 100'000};  // wake at least every 100 ms for new snapshots and stop
+      constexpr timeval kMostWait{0, 100'000};  // wake at least every 100 ms, for stop
+      timeval timeout = kMostWait;
       snmp_select_info(&fds, &readable, &timeout, &block);
+      // net-snmp may move the timeout to its next alarm, seconds away: never past ours.
+      if (block != 0 || timercmp(&timeout, &kMostWait, >)) timeout = kMostWait;
       FD_SET(wake[0], &readable);  // notify()
       fds = std::max(fds, wake[0] + 1);
       const int n = select(fds, &readable, nullptr, nullptr, &timeout);
@@ -369,7 +372,12 @@ struct SnmpAgent::Impl {
         }
         FD_CLR(wake[0], &readable);
       }
-      if (n > 0) snmp_read(&readable);
+      if (n > 0) {
+        // The view of the snapshot and health as they are now, not as they were when this turn
+        // began: a request must not be answered from a judgement /metrics already replaced.
+        refresh();
+        snmp_read(&readable);
+      }
       // Every time, not only when nothing arrived: a busy agent must still time out (and
       // resend) the requests it sent itself (informs).
       snmp_timeout();
