@@ -42,9 +42,6 @@ class TickAsks {
   // A timeout (asked again later, up to kMaxAsks) or a refusal (`refused`: never again).
   void failed(uint64_t node_guid, bool refused, Clock::time_point now);
 
-  size_t in_flight() const { return in_flight_; }
-  bool waiting() const { return !queue_.empty(); }
-
  private:
   enum class Stage : uint8_t { kAsking, kAnswered, kRefused, kUnanswered };
   struct Node {

@@ -172,8 +172,7 @@ struct NameFilter::Compiled {
   std::shared_ptr<const std::regex> regex;
 };
 
-NameFilter::NameFilter(std::string pattern, std::unique_ptr<const Compiled> compiled)
-    : pattern_(std::move(pattern)), compiled_(std::move(compiled)) {}
+NameFilter::NameFilter(std::unique_ptr<const Compiled> compiled) : compiled_(std::move(compiled)) {}
 
 NameFilter::~NameFilter() = default;
 
@@ -181,7 +180,7 @@ Result<std::shared_ptr<const NameFilter>> NameFilter::compile(const std::string&
   auto regex = detail::compile_name_pattern(pattern);
   if (!regex) return Error{regex.error()};
   auto compiled = std::make_unique<const Compiled>(Compiled{std::move(*regex)});
-  return std::shared_ptr<const NameFilter>(new NameFilter(pattern, std::move(compiled)));
+  return std::shared_ptr<const NameFilter>(new NameFilter(std::move(compiled)));
 }
 
 bool NameFilter::search(std::string_view text) const {

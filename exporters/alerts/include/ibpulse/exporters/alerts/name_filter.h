@@ -25,13 +25,11 @@ class NameFilter {
   NameFilter& operator=(const NameFilter&) = delete;
 
   bool search(std::string_view text) const;  // a match anywhere in `text`
-  const std::string& pattern() const { return pattern_; }
 
  private:
   struct Compiled;
-  NameFilter(std::string pattern, std::unique_ptr<const Compiled> compiled);
+  explicit NameFilter(std::unique_ptr<const Compiled> compiled);
 
-  std::string pattern_;
   std::unique_ptr<const Compiled> compiled_;
 };
 
