@@ -44,24 +44,6 @@ Result<sim::FabricState> running_fabric(const FabricOptions& options) {
   return s;
 }
 
-Result<collector::DiscoveryOptions> discovery_options(const DiscoveryFlags& flags) {
-  collector::DiscoveryOptions o;
-  o.ca = flags.ca;
-  o.ca_port = flags.ca_port;
-  o.max_smps = flags.max_smps;
-  if (!flags.m_key.empty()) {
-    const auto key = parse_unsigned(flags.m_key);
-    if (!key) return Err("bad --m-key: {}", key.error());
-    o.m_key = *key;
-  }
-  if (!flags.node_name_map.empty()) {
-    auto names = collector::load_node_name_map(flags.node_name_map);
-    if (!names) return Error{names.error()};
-    o.names = std::move(*names);
-  }
-  return o;
-}
-
 int fail(std::string_view message) {
   fmt::print(stderr, "ibpulse: {}\n", message);
   return kFailed;

@@ -24,17 +24,6 @@ std::filesystem::path fabric_root(const FabricOptions& options);
 // The named fabric, if it exists and its ibsim is running.
 Result<sim::FabricState> running_fabric(const FabricOptions& options);
 
-// Where and how to reach the fabric: shared by discover, query and run.
-struct DiscoveryFlags {
-  std::string ca;
-  int ca_port = 0;
-  std::string node_name_map;
-  unsigned max_smps = 64;
-  std::string m_key;
-};
-
-Result<collector::DiscoveryOptions> discovery_options(const DiscoveryFlags& flags);
-
 // Exit codes: 0 success, 1 the operation failed, 2 bad usage.
 inline constexpr int kFailed = 1;
 inline constexpr int kUsage = 2;

@@ -27,7 +27,4 @@ void add_sample_command(CLI::App& app, Action& action);
 void add_shard_of_command(CLI::App& app, Action& action);
 void add_top_command(CLI::App& app, Action& action);
 
-// --ca, --ca-port, --node-name-map, --max-smps, --m-key.
-void add_discovery_flags(CLI::App& sub, DiscoveryFlags& flags);
-
 }  // namespace ibpulse::cli

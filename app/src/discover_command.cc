@@ -6,6 +6,7 @@
 
 #include "cli_support.h"
 #include "commands.h"
+#include "config_flags.h"
 #include "ibpulse/collector/discovery.h"
 
 namespace ibpulse::cli {
@@ -77,16 +78,16 @@ void print_table(const collector::Topology& t, bool all_ports) {
 }
 
 struct DiscoverArgs {
-  DiscoveryFlags fabric;
+  config::FlagValues flags;
   bool json = false;
   bool all_ports = false;
 };
 
 int run_discover(const DiscoverArgs& a) {
-  auto options = discovery_options(a.fabric);
+  auto options = fabric_options(a.flags);
   if (!options) return fail(options.error());
   const auto started = std::chrono::steady_clock::now();
-  auto topology = collector::discover(*options);
+  auto topology = collector::discover(options->discovery);
   if (!topology) return fail(topology.error());
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -117,7 +118,7 @@ void add_discover_command(CLI::App& app, Action& action) {
       "names, GUIDs, LIDs, link state, width, speed and peer. On the simulated fabric "
       "run it with `ibpulse sim exec --name NAME -- ibpulse discover`.");
   auto a = std::make_shared<DiscoverArgs>();
-  add_discovery_flags(*discover, a->fabric);
+  add_fabric_flags(*discover, a->flags, kDiscoveryKeys);
   discover->add_flag("--json", a->json, "Print JSON: every node with every port");
   discover->add_flag("--all-ports", a->all_ports, "List ports without a link too");
   discover->callback([a, &action] { action = [a] { return run_discover(*a); }; });

@@ -10,6 +10,7 @@
 
 #include "cli_support.h"
 #include "commands.h"
+#include "config_flags.h"
 #include "ibpulse/base/number.h"
 #include "ibpulse/collector/environment.h"
 #include "ibpulse/collector/sweep.h"
@@ -40,19 +41,35 @@ constexpr Attribute kSweepAttributes[] = {
     Attribute::kPortXmitDiscardDetails};
 
 struct QueryArgs {
-  DiscoveryFlags fabric;
+  config::FlagValues flags;
+  collector::PollerOptions fabric;  // from the flags, once parsed
   std::string target;
   std::optional<unsigned> port;  // default 1; 0 is a switch's management port
   bool all = false;
   bool json = false;
-  unsigned window = 256;
-  unsigned timeout_ms = 200;
-  unsigned retries = 3;
-  std::string ext_speeds_layout = "legacy";
 };
 
+bool rsfec(const QueryArgs& a) {
+  return a.fabric.ext_speeds_layout == collector::ExtSpeedsLayoutMode::kRsFec;
+}
+
 schema::Layout layout_of(const QueryArgs& a) {
-  return a.ext_speeds_layout == "rsfec" ? schema::Layout::kRsFec : schema::Layout::kStandard;
+  return rsfec(a) ? schema::Layout::kRsFec : schema::Layout::kStandard;
+}
+
+// The flags, with query's own default layout (legacy: it reads without asking PortInfoExtended).
+Status resolve_flags(QueryArgs& a) {
+  collector::PollerOptions defaults;
+  defaults.ext_speeds_layout = collector::ExtSpeedsLayoutMode::kLegacy;
+  auto options = fabric_options(a.flags, defaults);
+  if (!options) return Error{options.error()};
+  if (options->ext_speeds_layout == collector::ExtSpeedsLayoutMode::kAuto) {
+    return Err(
+        "--collect.ext-speeds-layout: 'auto': query decodes without asking PortInfoExtended; "
+        "give legacy or rsfec");
+  }
+  a.fabric = std::move(*options);
+  return Ok{};
 }
 
 std::string attribute_name(Attribute a) {
@@ -127,12 +144,9 @@ void print_sample(const collector::RawSample& s,
 }
 
 Result<std::unique_ptr<collector::MadEngine>> open_engine(const QueryArgs& a) {
-  collector::MadEngineOptions o;
-  o.window = a.window;
-  o.timeout = std::chrono::milliseconds(a.timeout_ms);
-  o.retries = a.retries;
+  collector::MadEngineOptions o = a.fabric.mad;
   o.window = collector::capped_window(o.window, collector::current_mad_environment());
-  return collector::MadEngine::open(a.fabric.ca, a.fabric.ca_port, o);
+  return collector::MadEngine::open(a.fabric.discovery.ca, a.fabric.discovery.ca_port, o);
 }
 
 std::optional<uint16_t> parse_lid(std::string_view text) {
@@ -157,10 +171,9 @@ Result<Resolved> resolve_guid(const QueryArgs& a) {
   const auto parsed = parse_guid(a.target);
   if (!parsed) return Err("'{}' is neither a LID (1-49151) nor a GUID (0x...)", a.target);
   const uint64_t guid = *parsed;
-  auto options = discovery_options(a.fabric);
-  if (!options) return Error{options.error()};
-  options->switch_port0 = true;  // a switch's port 0 may be asked for by node GUID
-  auto topology = collector::discover(*options);
+  auto options = a.fabric.discovery;
+  options.switch_port0 = true;  // a switch's port 0 may be asked for by node GUID
+  auto topology = collector::discover(options);
   if (!topology) return Error{topology.error()};
   for (const auto& p : topology->ports) {
     if (p.port_guid == guid && (!a.port || *a.port == p.key.port) &&
@@ -205,7 +218,7 @@ int query_one(const QueryArgs& a) {
                        {"ClassPortInfo",
                         {{"CapabilityMask", node_caps->capability_mask},
                          {"CapabilityMask2", node_caps->capability_mask2}}},
-                       {"ext_speeds_layout", a.ext_speeds_layout}};
+                       {"ext_speeds_layout", rsfec(a) ? "rsfec" : "legacy"}};
     for (const auto& s : result.samples)
       out[attribute_name(s.attribute)] = sample_json(s, node_caps);
     if (if_mib) {
@@ -235,11 +248,9 @@ bool has_errors(const collector::RawSample& s,
 }
 
 int query_all(const QueryArgs& a) {
-  auto options = discovery_options(a.fabric);
-  if (!options) return fail(options.error());
   Progress progress;
   progress("discovering", 0, 0);
-  auto topology = collector::discover(*options);
+  auto topology = collector::discover(a.fabric.discovery);
   if (!topology) return fail(topology.error());
   std::vector<collector::SweepTarget> targets;
   for (const auto& p : topology->ports) {
@@ -297,7 +308,6 @@ void add_query_command(CLI::App& app, Action& action) {
       "perfquery. --all discovers the fabric and reads every active port in one pipelined "
       "sweep, like ibqueryerrors.");
   auto a = std::make_shared<QueryArgs>();
-  add_discovery_flags(*query, a->fabric);
   query->add_option("target", a->target, "LID (decimal or 0x1234) or node/port GUID (0x...)");
   query->add_option("port", a->port, "Port number (default 1; 0: a switch's management port)")
       ->check(CLI::Range(0u, 254u));
@@ -306,26 +316,15 @@ void add_query_command(CLI::App& app, Action& action) {
                   "JSON: one member per attribute (IBA names), fields named as perfquery prints "
                   "them, raw values; unsupported fields are null and listed; \"if_mib\": the "
                   "derived IF-MIB values (ifInOctets, ...), \"if_mib_inputs\": what they include");
-  query->add_option("--mad.window", a->window, "MADs in flight (capped at 64 on the simulator)")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 4096u));
-  query->add_option("--mad.timeout-ms", a->timeout_ms, "First attempt's timeout; retries double it")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 60000u));
-  query->add_option("--mad.retries", a->retries, "Retries per MAD")->capture_default_str();
-  query
-      ->add_option("--ext-speeds-layout", a->ext_speeds_layout,
-                   "How to decode PortExtendedSpeedsCounters: legacy (per-lane error detection "
-                   "and FEC block counters) or rsfec (per-lane corrected symbols and the port "
-                   "totals of RS-FEC links); the answer does not say, the daemon asks "
-                   "PortInfoExtended (collect.ext-speeds-layout auto)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"legacy", "rsfec"}));
+  add_fabric_flags(*query, a->flags, kDiscoveryKeys);
+  add_fabric_flags(*query, a->flags, kMadKeys);
+  add_fabric_flags(*query, a->flags, {"collect.ext-speeds-layout"});
   query->callback([a, &action] {
     action = [a] {
       if (a->all == !a->target.empty()) {
         return fail("give a LID or GUID to query one port, or --all for every port");
       }
+      if (Status s = resolve_flags(*a); !s) return fail(s.error());
       return a->all ? query_all(*a) : query_one(*a);
     };
   });

@@ -6,12 +6,10 @@
 #include <limits>
 
 #include "ibpulse/converters/converter.h"
+#include "ibpulse/converters/one_shot.h"
 
 namespace ibpulse::cli {
 namespace {
-
-using schema::Attribute;
-using schema::CounterId;
 
 constexpr uint64_t kGauge32Max = std::numeric_limits<uint32_t>::max();
 
@@ -31,26 +29,9 @@ std::vector<std::string> latched(const converters::PortSnapshot& p) {
 std::optional<QueryIfMib> if_mib_of(std::span<const collector::RawSample> samples,
                                     collector::PortKey key,
                                     const std::optional<collector::LinkState>& link) {
-  // As the poller marks it: PortCounters fields whose 64-bit copy the port advertises are not
-  // their counters' source.
-  uint64_t superseded = 0;
-  for (const auto& s : samples) {
-    if (s.attribute == Attribute::kPortCountersExtended &&
-        s.failure == collector::MadFailure::kNone)
-      superseded = collector::superseded_fields(s.advertised);
-  }
-  converters::Converter converter(converters::ConverterOptions{});
-  for (const auto& s : samples) {
-    if (s.port != key) continue;
-    collector::RawSample copy = s;
-    if (copy.attribute == Attribute::kPortCounters) copy.superseded = superseded;
-    converter.apply(copy);
-  }
-  const auto snapshot = converter.snapshot(converters::Clock::now());
-  const auto* port = snapshot->find(key);
-  if (port == nullptr || !port->has(CounterId::kRcvData) || !port->has(CounterId::kXmitData))
-    return std::nullopt;
-  QueryIfMib out{*port, std::nullopt};
+  auto port = converters::one_shot_port(samples, key);
+  if (!port) return std::nullopt;
+  QueryIfMib out{std::move(*port), std::nullopt};
   if (link) {
     if (const uint64_t bits = converters::link_bits_per_second(*link); bits != 0)
       out.link_bits = bits;

@@ -20,10 +20,8 @@ struct QueryIfMib {
   std::optional<uint64_t> link_bits;  // lanes x lane data rate, when the link is known
 };
 
-// Feeds `samples` (one port's readings) to a converter that never clears. A one-shot reading
-// is the counter's first, so each total is the raw value scaled (data words x 4), from the
-// 64-bit PortCountersExtended copy where the port has one. nullopt when the data counters
-// could not be read.
+// One port's readings as the daemon would count them (converters::one_shot_port), and its
+// link's rate; nullopt when the data counters could not be read.
 std::optional<QueryIfMib> if_mib_of(std::span<const collector::RawSample> samples,
                                     collector::PortKey key,
                                     const std::optional<collector::LinkState>& link);

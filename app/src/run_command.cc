@@ -7,13 +7,13 @@
 
 #include "cli_support.h"
 #include "commands.h"
-#include "daemon_config.h"
+#include "config_flags.h"
 #include "ibpulse/base/log_text.h"
 #include "ibpulse/collector/environment.h"
 #include "ibpulse/collector/subnets.h"
+#include "ibpulse/daemon/config.h"
 #include "ibpulse/daemon/daemon.h"
 #include "ibpulse/exporters/alerts/alert_loop.h"
-#include "local_subnets.h"
 
 namespace ibpulse::cli {
 namespace {
@@ -25,9 +25,11 @@ void on_hup(int /*signo*/) {
   g_reload.store(true);
 }
 
+using daemon::DaemonConfig;
+
 struct RunArgs {
   std::string config_file;
-  ConfigValues flags;
+  config::FlagValues flags;
   uint64_t exit_after_sweeps = 0;
 };
 
@@ -49,46 +51,9 @@ void report_rule_errors(const std::vector<std::string>& errors) {
   }
 }
 
-converters::ConvertLoopOptions convert_loop_options(const DaemonConfig& config) {
-  converters::ConvertLoopOptions o;
-  o.converter = config.converter;
-  // A restored counter read from the other copy waits for two discoveries (each asks every
-  // node's ClassPortInfo again), at least a minute.
-  o.converter.restored_source_wait =
-      std::max<std::chrono::milliseconds>(2 * config.poller.rediscover, std::chrono::minutes(1));
-  o.publish_interval = config.publish_interval;
-  o.foreign_clear_window = config.foreign_clear_window;
-  o.state_dir =
-      config.state_dir.empty() ? default_state_dir() : std::filesystem::path(config.state_dir);
-  o.state_save_interval = config.state_save_interval;
-  return o;
-}
-
-daemon::DaemonOptions daemon_options(const DaemonConfig& config, LocalSubnets subnets,
-                                     std::vector<exporters::alerts::Rule> rules) {
-  daemon::DaemonOptions o;
-  o.poller = config.poller;
-  o.subnets = std::move(subnets.ports);
-  o.subnet_names = std::move(subnets.names);
-  o.ring_size = config.ring_size;
-  o.convert = convert_loop_options(config);
-  o.rules = std::move(rules);
-  o.alerts = config.alerts;
-  o.health = config.health;
-  // Link health is kept across restarts beside the counters' state (docs/health.md).
-  if (config.state_save_interval.count() != 0) o.health_file = o.convert.state_dir / "health.json";
-  o.health_save_interval = config.state_save_interval;
-  o.collect = config.collect;
-  o.web_listen_address = config.web_listen_address;
-  o.web_config_file = config.web_config_file;
-  o.snmp = {config.snmp, config.trap_sink_addresses, config.trap_community, o.convert.state_dir};
-  o.remote_write = config.remote_write;
-  return o;
-}
-
 // SIGHUP: the configuration again, what can change without a restart.
 void reload(daemon::Daemon& d, const DaemonConfig& running, const RunArgs& a) {
-  auto fresh = build_config(a.config_file, a.flags);
+  auto fresh = daemon::build_config(a.config_file, a.flags);
   if (!fresh) {
     spdlog::error("event=reload_failed error=\"{}\" note=\"keeping the running configuration\"",
                   log_text(fresh.error()));
@@ -105,15 +70,15 @@ void reload(daemon::Daemon& d, const DaemonConfig& running, const RunArgs& a) {
       fresh->all_local_ports != running.all_local_ports) {
     spdlog::warn("event=local_ports_unchanged note=\"fabric.ports takes effect at a restart\"");
   }
-  auto rules = exporters::alerts::parse_rules(fresh->alert_rules, fresh->default_alert_rules);
+  auto rules = exporters::alerts::parse_rules(fresh->alerts.rules, fresh->alerts.default_rules);
   report_rule_errors(rules.errors);
   exporters::alerts::log_rules(rules.rules);
-  d.reload({fresh->poller, fresh->web_config_file, std::move(rules.rules)});
+  d.reload({fresh->poller, fresh->web.config_file, std::move(rules.rules)});
   spdlog::info("event=reloaded config=\"{}\"", log_text(a.config_file));
 }
 
 int run_daemon(const RunArgs& a) {
-  auto config = build_config(a.config_file, a.flags);
+  auto config = daemon::build_config(a.config_file, a.flags);
   if (!config) return fail(config.error());
   cap_for_simulator(*config);
   const auto& stop = install_stop_signals();
@@ -126,13 +91,13 @@ int run_daemon(const RunArgs& a) {
     spdlog::info("event=shard index={} count={} replicas={}", shard.index, shard.count,
                  shard.replicas);
   }
-  auto subnets = choose_local_subnets(*config);
+  auto subnets = daemon::local_subnets(*config);
   if (!subnets) return fail(subnets.error());
-  auto rules = exporters::alerts::parse_rules(config->alert_rules, config->default_alert_rules);
+  auto rules = exporters::alerts::parse_rules(config->alerts.rules, config->alerts.default_rules);
   report_rule_errors(rules.errors);
   exporters::alerts::log_rules(rules.rules);
-  auto started =
-      daemon::Daemon::start(daemon_options(*config, std::move(*subnets), std::move(rules.rules)));
+  auto started = daemon::Daemon::start(
+      daemon::daemon_options(*config, std::move(*subnets), std::move(rules.rules)));
   if (!started) return fail(started.error());
   daemon::Daemon& d = **started;
   auto last_stats = std::chrono::steady_clock::now();
@@ -161,7 +126,8 @@ void add_run_command(CLI::App& app, Action& action) {
   run->add_option("--config", a->config_file, "YAML configuration file")->check(CLI::ExistingFile);
   run->add_option("--exit-after-sweeps", a->exit_after_sweeps,
                   "Stop after this many full sweeps (tests, benchmarks)");
-  add_config_flags(*run, a->flags);
+  add_config_flags(*run, key_infos(daemon::config_keys()), a->flags,
+                   "Configuration (also settable in the --config file)");
   run->callback([a, &action] { action = [a] { return run_daemon(*a); }; });
 }
 

@@ -5,6 +5,8 @@
 
 #include "cli_support.h"
 #include "commands.h"
+#include "config_flags.h"
+#include "ibpulse/base/duration.h"
 #include "ibpulse/collector/environment.h"
 #include "ibpulse/collector/sampler.h"
 
@@ -12,17 +14,15 @@ namespace ibpulse::cli {
 namespace {
 
 struct SampleArgs {
-  DiscoveryFlags fabric;
+  config::FlagValues flags;
   unsigned lid = 0;
   unsigned port = 0;
-  std::vector<std::string> counters = {
-      "PortXmitData",    "PortRcvData",    "PortXmitDataVL0", "PortXmitDataVL1", "PortXmitDataVL2",
-      "PortXmitDataVL3", "PortRcvDataVL0", "PortRcvDataVL1",  "PortRcvDataVL2",  "PortRcvDataVL3"};
+  std::vector<std::string> counters = collector::default_sample_counters();
   uint32_t interval = 1000000;
   uint32_t start = 0;
   bool take_over = false;
   bool json = false;
-  unsigned timeout_ms = 10000;
+  std::string timeout = "10s";
 };
 
 int run_sample(const SampleArgs& a) {
@@ -32,7 +32,9 @@ int run_sample(const SampleArgs& a) {
   request.interval = a.interval;
   request.start = a.start;
   request.take_over = a.take_over;
-  request.timeout = std::chrono::milliseconds(a.timeout_ms);
+  auto timeout = parse_duration(a.timeout);
+  if (!timeout) return fail(fmt::format("--timeout: {}", timeout.error()));
+  request.timeout = *timeout;
   for (const auto& name : a.counters) {
     auto code = collector::parse_select(name);
     if (!code) {
@@ -46,7 +48,10 @@ int run_sample(const SampleArgs& a) {
   }
   collector::MadEngineOptions options;
   if (collector::current_mad_environment().simulated) options.window = 64;
-  auto engine = collector::MadEngine::open(a.fabric.ca, a.fabric.ca_port, options);
+  auto fabric = fabric_options(a.flags);
+  if (!fabric) return fail(fabric.error());
+  auto engine =
+      collector::MadEngine::open(fabric->discovery.ca, fabric->discovery.ca_port, options);
   if (!engine) return fail(engine.error());
   auto result = collector::run_sample(**engine, request);
   if (!result) return fail(result.error());
@@ -102,10 +107,19 @@ void add_sample_command(CLI::App& app, Action& action) {
   sample->add_option("--start", a->start, "Ticks before the sample starts")->capture_default_str();
   sample->add_flag("--take-over", a->take_over, "Sample even if another manager is sampling");
   sample->add_flag("--json", a->json, "Print JSON");
-  sample->add_option("--timeout-ms", a->timeout_ms, "Give up waiting after this long")
+  sample->add_option("--timeout", a->timeout, "Give up waiting after this long (1m30s, 500ms)")
       ->capture_default_str();
-  sample->add_option("--ca", a->fabric.ca, "Local HCA to use (default: the first one)");
-  sample->add_option("--ca-port", a->fabric.ca_port, "Port of the local HCA");
+  // Before --timeout took a duration: milliseconds.
+  sample
+      ->add_option_function<unsigned>(
+          "--timeout-ms",
+          [a](unsigned ms) {
+            fmt::print(stderr, "ibpulse: --timeout-ms is deprecated; write --timeout {}ms\n", ms);
+            a->timeout = fmt::format("{}ms", ms);
+          },
+          "")
+      ->group("");
+  add_fabric_flags(*sample, a->flags, {"fabric.ca", "fabric.ca-port"});
   sample->callback([a, &action] { action = [a] { return run_sample(*a); }; });
 }
 

@@ -200,19 +200,6 @@ void add_fabric_options(CLI::App& sub, FabricOptions& options, bool name_optiona
                  "$XDG_RUNTIME_DIR/ibpulse-sim or /tmp/ibpulse-sim-<uid>)");
 }
 
-void add_discovery_flags(CLI::App& sub, DiscoveryFlags& flags) {
-  sub.add_option("--ca", flags.ca, "Local HCA to use (default: the first one)");
-  sub.add_option("--ca-port", flags.ca_port, "Port of the local HCA (default: the first active)")
-      ->check(CLI::Range(0, 254));
-  sub.add_option("--node-name-map", flags.node_name_map,
-                 "ib-node-name-map file (`0x<GUID> \"name\"` per line) naming nodes")
-      ->check(CLI::ExistingFile);
-  sub.add_option("--max-smps", flags.max_smps, "SMPs in flight during discovery")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 256u));
-  sub.add_option("--m-key", flags.m_key, "M_Key for fabrics that protect their SMAs");
-}
-
 void add_sim_commands(CLI::App& sim, Action& action) {
   add_sim_up_command(sim, action);
   {

@@ -11,6 +11,7 @@
 
 #include "cli_support.h"
 #include "commands.h"
+#include "ibpulse/base/duration.h"
 #include "ibpulse/schema/counters.h"
 #include "ibpulse/sim/port_spec.h"
 #include "ibpulse/sim/traffic.h"
@@ -34,29 +35,14 @@ struct TrafficArgs {
   std::string xmit_wait_tick = fmt::format("{}ns", schema::kDefaultXmitWaitTickNs);
 };
 
-// A clock period as "4ns", "2.5ns", "1us" or "1ms", in nanoseconds (at most a second).
+// A PortXmitWait tick's period in nanoseconds, fractions allowed ("2.5ns"), at most a second.
 Result<double> parse_tick_ns(const std::string& text) {
-  const auto bad = [&] {
-    return Err(
-        "'{}' is not a PortXmitWait tick: write a period up to 1s in ns, us or ms, "
-        "e.g. 4ns, 2.5ns or 1us",
-        text);
-  };
-  static constexpr std::array<std::pair<std::string_view, double>, 3> kUnits = {
-      {{"ns", 1.0}, {"us", 1e3}, {"ms", 1e6}}};
-  double unit_ns = 0;
-  std::string number;
-  for (const auto& [suffix, ns] : kUnits) {
-    if (text.size() > suffix.size() && text.ends_with(suffix)) {
-      unit_ns = ns;
-      number = text.substr(0, text.size() - suffix.size());
-    }
+  auto ns = parse_short_period_ns(text);
+  if (!ns) {
+    return Err("'{}' is not a PortXmitWait tick: write a period up to 1s, e.g. 4ns, 2.5ns or 1us",
+               text);
   }
-  if (unit_ns == 0) return bad();
-  char* end = nullptr;
-  const double value = std::strtod(number.c_str(), &end);
-  if (*end != '\0' || !std::isfinite(value) || value <= 0 || value * unit_ns > 1e9) return bad();
-  return value * unit_ns;
+  return *ns;
 }
 
 // --hot-spot and --stuck: NODE, NODE[PORT] or NODE:PORT; NODE may be a 0x GUID.

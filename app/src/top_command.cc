@@ -20,13 +20,19 @@
 #include <thread>
 
 #include "commands.h"
-#include "http_fetch.h"
-#include "top_view.h"
+#include "ibpulse/exporters/alerts/health_text.h"
+#include "ibpulse/exporters/prometheus/http_fetch.h"
 
 namespace ibpulse::cli {
 namespace {
 
 using namespace std::chrono_literals;
+using exporters::alerts::HealthDocument;
+using exporters::alerts::HealthSort;
+using exporters::alerts::HealthTextView;
+using exporters::prometheus::http_get_body;
+using exporters::prometheus::HttpUrl;
+using exporters::prometheus::parse_http_url;
 
 struct TopArgs {
   std::string url = "http://127.0.0.1:9731";
@@ -136,23 +142,15 @@ class LocalDaemon {
 };
 
 // One fetch: the document, or the error in view.error (the last good document stays shown).
-bool fetch(const HttpUrl& url, nlohmann::json& health, TopView& view) {
+bool fetch(const HttpUrl& url, HealthDocument& health, HealthTextView& view) {
   auto body = http_get_body(url, 5s);
-  if (!body) {
-    view.error = body.error();
-    return false;
-  }
-  auto parsed = nlohmann::json::parse(*body, nullptr, false);
-  if (parsed.is_discarded() || !parsed.is_object()) {
-    view.error = "not a health document (is this an ibpulse daemon?)";
-    return false;
-  }
-  if (parsed.contains("error")) {  // the daemon refused the request (a filter it cannot take)
-    view.error = parsed["error"].is_string() ? parsed["error"].get<std::string>() : "refused";
+  auto parsed = body ? HealthDocument::parse(*body) : Result<HealthDocument>(Error{body.error()});
+  if (!parsed) {
+    view.error = parsed.error();
     return false;
   }
   view.error.clear();
-  health = std::move(parsed);
+  health = std::move(*parsed);
   return true;
 }
 
@@ -189,9 +187,9 @@ char read_key(std::chrono::milliseconds wait) {
 }
 
 int run_top(const TopArgs& a) {
-  TopView view;
-  if (a.sort == "ber") view.sort = TopSort::kBer;
-  if (a.sort == "flaps") view.sort = TopSort::kFlaps;
+  HealthTextView view;
+  if (a.sort == "ber") view.sort = HealthSort::kBer;
+  if (a.sort == "flaps") view.sort = HealthSort::kFlaps;
   std::shared_ptr<const exporters::alerts::NameFilter> filter;
   if (!a.filter.empty()) {
     auto compiled = exporters::alerts::NameFilter::compile(a.filter);
@@ -214,23 +212,21 @@ int run_top(const TopArgs& a) {
   // The daemon filters, so a switch's links are found beyond the fabric's worst hundred.
   if (!a.filter.empty()) url->path += "?filter=" + percent_encoded(a.filter);
   view.source = url_text;
-  nlohmann::json health = nlohmann::json::object();
+  HealthDocument health;
   if (a.once) {
     // A local daemon needs a discovery and a sweep before its first judgement of the fabric.
-    const auto judged = [&] {
-      return health.contains("summary") && health["summary"].value("links", 0) > 0;
-    };
+    const auto judged = [&] { return health.links() > 0; };
     for (int tries = 0; !fetch(*url, health, view) || (local && !judged()); ++tries) {
       if (!local || tries > 100) return fail(view.error.empty() ? "no health yet" : view.error);
       std::this_thread::sleep_for(300ms);
     }
     if (a.json) {
-      fmt::print("{}\n", arrange(health, view).dump(1));
+      fmt::print("{}\n", arrange(health, view));
       return 0;
     }
     std::tie(view.width, view.height) =
         isatty(STDOUT_FILENO) ? terminal_size() : std::pair{160u, 200u};
-    for (const auto& line : render_top(health, view))
+    for (const auto& line : render_health_text(health, view))
       fmt::print("{}\n", line);
     return 0;
   }
@@ -241,7 +237,7 @@ int run_top(const TopArgs& a) {
     std::tie(view.width, view.height) = terminal_size();
     ++view.refresh;
     std::string frame = "\x1b[H\x1b[2J";
-    for (const auto& line : render_top(health, view))
+    for (const auto& line : render_health_text(health, view))
       frame += line + "\r\n";
     fputs(frame.c_str(), stdout);
     fflush(stdout);

@@ -86,7 +86,10 @@ Result<std::chrono::milliseconds> parse_duration(const std::string& text,
   return d;
 }
 
-Result<std::chrono::nanoseconds> parse_short_duration(const std::string& text) {
+namespace {
+
+// A positive number of ns, us, ms or s, in nanoseconds (fractions kept); no upper bound.
+Result<double> period_ns(const std::string& text) {
   struct Unit {
     std::string_view suffix;
     double nanoseconds;
@@ -99,10 +102,24 @@ Result<std::chrono::nanoseconds> parse_short_duration(const std::string& text) {
       unit == kUnits.end() ? std::string() : text.substr(0, text.size() - unit->suffix.size());
   char* end = nullptr;
   const double v = std::strtod(number.c_str(), &end);
-  if (number.empty() || *end != '\0' || !(v > 0)) {
+  if (number.empty() || *end != '\0' || !(v > 0) || !std::isfinite(v)) {
     return Err("expected a duration like 4ns, 2.5us or 1ms, got '{}'", text);
   }
-  const double ns = v * unit->nanoseconds;
+  return v * unit->nanoseconds;
+}
+
+}  // namespace
+
+Result<double> parse_short_period_ns(const std::string& text) {
+  auto ns = period_ns(text);
+  if (ns && *ns > 1e9) return Err("'{}' is longer than 1s", text);
+  return ns;
+}
+
+Result<std::chrono::nanoseconds> parse_short_duration(const std::string& text) {
+  auto parsed = period_ns(text);
+  if (!parsed) return Error{parsed.error()};
+  const double ns = *parsed;
   if (ns != std::floor(ns) || ns > 1e9) {
     return Err("'{}' is not a whole number of nanoseconds from 1ns to 1s", text);
   }

@@ -102,6 +102,13 @@ std::string select_name(uint16_t code) {
   }
 }
 
+const std::vector<std::string>& default_sample_counters() {
+  static const std::vector<std::string> names = {
+      "PortXmitData",    "PortRcvData",    "PortXmitDataVL0", "PortXmitDataVL1", "PortXmitDataVL2",
+      "PortXmitDataVL3", "PortRcvDataVL0", "PortRcvDataVL1",  "PortRcvDataVL2",  "PortRcvDataVL3"};
+  return names;
+}
+
 std::optional<uint16_t> parse_select(std::string_view name) {
   for (uint16_t code = select::kXmitData; code <= select::kXmitWait; ++code) {
     if (select_name(code) == name) return code;

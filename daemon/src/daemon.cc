@@ -110,7 +110,7 @@ Status Daemon::start_endpoints() {
   // The daemon's own metrics go out with every snapshot too (ibpulse_shard_info shows which
   // collectors are alive where nothing scrapes them), from a registry of the writer's own.
   p.remote_write = exporters::remote_write::RemoteWriter::start(
-      o.remote_write, o.collect, snapshots_,
+      o.remote_write, o.web.collect, snapshots_,
       [this, alert_status,
        self = std::make_shared<exporters::prometheus::SelfMetrics>(IBPULSE_VERSION)](
           std::string& out) {
@@ -123,9 +123,8 @@ Status Daemon::start_endpoints() {
       },
       &healths_);
   auto web = exporters::prometheus::WebEndpoint::start(
-      o.web_listen_address, o.web_config_file, o.collect,
-      {&snapshots_, &healths_, [this] { return poller_stats(); },
-       [this] { return converter_stats(); }, alert_status});
+      o.web, {&snapshots_, &healths_, [this] { return poller_stats(); },
+              [this] { return converter_stats(); }, alert_status});
   if (!web) {
     const bool file = web.error().starts_with("web config ");
     return Err("--{}: {}", file ? "web.config-file" : "web.listen-address", web.error());
@@ -133,7 +132,7 @@ Status Daemon::start_endpoints() {
   p.web = std::move(*web);
   if (p.web) {
     spdlog::info("event=web_listening address=\"{}\" port={} path=/metrics web_config=\"{}\"",
-                 log_text(o.web_listen_address), p.web->port(), log_text(o.web_config_file));
+                 log_text(o.web.listen_address), p.web->port(), log_text(o.web.config_file));
   }
   auto snmp = exporters::snmp::start_snmp_agent(o.snmp, &snapshots_, &healths_, [this] {
     auto status =

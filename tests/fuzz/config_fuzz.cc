@@ -1,5 +1,5 @@
 // The daemon's configuration: a YAML file and command-line flags, as `ibpulse run` reads them
-// (read_config_file, add_config_flags through CLI11, build_config). The input is flags, one
+// (add_config_flags through CLI11, daemon::build_config). The input is flags, one
 // per line, then a line "---" and the YAML file. A config or an error, never a crash.
 #include <unistd.h>
 
@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "daemon_config.h"
+#include "config_flags.h"
+#include "ibpulse/daemon/config.h"
 
 namespace {
 
@@ -35,9 +36,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (nl == std::string::npos) break;
     at = nl + 1;
   }
-  ConfigValues flags;
+  ibpulse::config::FlagValues flags;
   CLI::App app;
-  add_config_flags(app, flags);
+  add_config_flags(app, key_infos(ibpulse::daemon::config_keys()), flags, "");
   std::vector<const char*> argv;
   for (const auto& a : args)
     argv.push_back(a.c_str());
@@ -51,7 +52,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::ofstream(config_path(), std::ios::trunc) << yaml;
     file = config_path();
   }
-  const auto config = build_config(file, flags);
+  const auto config = ibpulse::daemon::build_config(file, flags);
   if (!config && config.error().empty()) __builtin_trap();  // every refusal says why
   return 0;
 }

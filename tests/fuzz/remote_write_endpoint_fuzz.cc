@@ -9,7 +9,9 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace ibpulse::exporters::remote_write;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  const auto endpoint = parse_endpoint(text);
+  auto node = ibpulse::parse_config_text(text, "fuzz");
+  if (!node) return 0;
+  const auto endpoint = parse_endpoint(*node);
   if (endpoint) (void)redacted_url(endpoint->url);
   (void)redacted_url(text);
   return 0;

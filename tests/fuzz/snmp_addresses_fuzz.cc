@@ -17,6 +17,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto again = detail::parse_transport(t->spec(), use, "fuzz");
     if (!again || again->spec() != t->spec()) __builtin_trap();
   }
-  (void)parse_trap_sink(text);
+  if (auto node = ibpulse::parse_config_text(text, "fuzz")) (void)parse_trap_sink(*node);
   return 0;
 }

@@ -1,6 +1,8 @@
 // Every command explains itself, and bad arguments get one line and a non-zero exit.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "sim_fabric.h"
 
 namespace ibpulse::testing {
@@ -83,7 +85,9 @@ TEST(Cli, BadSettingValuesAreRefusedNotRounded) {
       {{"run", "--fabric.m-key", "-1"}, "expected a whole number"},
       {{"run", "--fabric.m-key", "0777"}, "octal"},
       {{"run", "--mad.window", "0x"}, "expected a whole number"},
-      {{"discover", "--m-key", "-1"}, "expected a whole number"},
+      {{"discover", "--fabric.m-key", "-1"}, "expected a whole number"},
+      {{"query", "--mad.timeout", "1.5ms", "--all"}, "whole number of milliseconds"},
+      {{"query", "--collect.ext-speeds-layout", "auto", "--all"}, "give legacy or rsfec"},
       {{"run", "--collect.ext-speeds-layout", "RS-FEC"}, "expected auto, legacy or rsfec"},
       {{"run", "--health.ber-spec-by-speed", "HDR:1e-12"}, "expected SPEED=BER"},
       {{"run", "--health.ufm-windows", "NDR=12m:2"}, "expected a BER from 1e-30 to 1"},
@@ -102,6 +106,41 @@ TEST(Cli, BadSettingValuesAreRefusedNotRounded) {
     EXPECT_NE(out.err.find("'" + args[2] + "'"), std::string::npos) << out.err;
     EXPECT_NE(out.err.find(why), std::string::npos) << out.err;
   }
+}
+
+// discover, query and sample take run's names for the fabric and MAD settings; what they took
+// before still works, with one note naming the new spelling (and the value as it now reads).
+TEST(Cli, OldSpellingsOfFabricFlagsStillWorkWithANote) {
+  const std::vector<std::tuple<std::vector<std::string>, std::string, std::string>> cases = {
+      {{"discover", "--m-key", "-1"},
+       "ibpulse: --m-key is deprecated; write --fabric.m-key -1\n",
+       "--fabric.m-key: expected a whole number"},
+      {{"query", "--all", "--mad.timeout-ms", "0"},
+       "ibpulse: --mad.timeout-ms is deprecated; write --mad.timeout 0ms\n",
+       "--mad.timeout: expected a duration"},
+      {{"query", "--all", "--ext-speeds-layout", "fec"},
+       "ibpulse: --ext-speeds-layout is deprecated; write --collect.ext-speeds-layout fec\n",
+       "--collect.ext-speeds-layout: expected auto, legacy or rsfec, got 'fec'"},
+      {{"sample", "1", "1", "--ca-port", "300"},
+       "ibpulse: --ca-port is deprecated; write --fabric.ca-port 300\n",
+       "--fabric.ca-port: expected a whole number from 0 to 254"},
+      {{"sample", "1", "1", "--timeout-ms", "0"},
+       "ibpulse: --timeout-ms is deprecated; write --timeout 0ms\n",
+       "--timeout: expected a"},
+  };
+  for (const auto& [args, note, error] : cases) {
+    const auto out = run_ibpulse(args);
+    EXPECT_NE(out.exit_code, 0) << args[1];
+    EXPECT_EQ(out.err.rfind(note, 0), 0u) << out.err;
+    EXPECT_EQ(std::count(out.err.begin(), out.err.end(), '\n'), 2) << out.err;
+    EXPECT_NE(out.err.find(error), std::string::npos) << out.err;
+  }
+  // The old spellings are not in --help: it shows the one vocabulary.
+  const auto help = run_ibpulse({"query", "--help"});
+  EXPECT_NE(help.out.find("--fabric.ca "), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--mad.timeout "), std::string::npos) << help.out;
+  EXPECT_EQ(help.out.find("--mad.timeout-ms"), std::string::npos) << help.out;
+  EXPECT_EQ(help.out.find("--ca "), std::string::npos) << help.out;
 }
 
 TEST(Cli, AMisspeltCommandIsNamed) {

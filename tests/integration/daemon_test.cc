@@ -91,8 +91,8 @@ TEST(Daemon, ConfigErrorsNameFileLineAndKey) {
   EXPECT_NE(out.err.find(file.string() + ":3: unknown key 'mad.windw'"), std::string::npos)
       << out.err;
 
-  // Found by the config fuzz target: a rule (a map in a list) holding invalid UTF-8 made
-  // the daemon terminate (nlohmann::json threw while the map became JSON text).
+  // Found by the config fuzz target: a rule (a map in a list) holding invalid UTF-8 once made
+  // the daemon terminate. YAML is UTF-8; such text would reach labels and logs: refused.
   std::ofstream(file) << "alerts:\n  rules:\n    - name: x\xf7y\n";
   out = run_ibpulse({"run", "--config", file.string()});
   EXPECT_EQ(out.exit_code, 1) << out.err;

@@ -117,12 +117,12 @@ TEST_F(ExtSpeeds, RsFecCountersAreReadExactlyPerPortAndPerLane) {
   EXPECT_EQ(std::stoull(got[entry + "3." + if_index]), rs_fec(14, snmp_s));
 }
 
-// `ibpulse query --ext-speeds-layout rsfec` decodes the same answer at the RS-FEC offsets; the
-// default (legacy) reads the per-lane block counters there instead.
+// `ibpulse query --collect.ext-speeds-layout rsfec` decodes the same answer at the RS-FEC offsets;
+// the default (legacy) reads the per-lane block counters there instead.
 TEST_F(ExtSpeeds, QueryDecodesTheLayoutItIsTold) {
   const std::string lid = std::to_string(fabric().lid("Hca2", 1));
-  const auto rsfec = fabric().exec(
-      {IBPULSE_BINARY_FOR_TESTS, "query", lid, "1", "--ext-speeds-layout", "rsfec", "--json"});
+  const auto rsfec = fabric().exec({IBPULSE_BINARY_FOR_TESTS, "query", lid, "1",
+                                    "--collect.ext-speeds-layout", "rsfec", "--json"});
   ASSERT_EQ(rsfec.exit_code, 0) << rsfec.err;
   const auto j = nlohmann::json::parse(rsfec.out);
   EXPECT_EQ(j["ext_speeds_layout"], "rsfec");

@@ -300,7 +300,7 @@ TEST(Query, LossyPortsAreRetriedAndEachReadsItsOwnValues) {
   ASSERT_EQ(fabric().sim("error", {"Hca4[1]", "50", "--attribute", "PortCounters"}).exit_code, 0);
   uint64_t retries = 0;
   for (int sweep = 0; sweep < 10; ++sweep) {
-    const auto ports = sweep_json({"--mad.retries", "12", "--mad.timeout-ms", "50"}, &retries);
+    const auto ports = sweep_json({"--mad.retries", "12", "--mad.timeout", "50ms"}, &retries);
     ASSERT_EQ(ports.size(), 12u);
     for (const auto& entry : ports) {
       EXPECT_EQ(entry.at("PortCounters").at("LinkErrorRecoveryCounter"),

@@ -97,6 +97,13 @@ AlertEvent rate_limited(uint32_t suppressed) {
   return e;
 }
 
+// A map or a URL as a flag gives it (YAML flow text, JSON alike).
+ConfigNode flow(const std::string& text) {
+  auto node = parse_config_text(text, "test");
+  IBPULSE_CHECK(node.ok(), "test text {} parses", text);
+  return *node;
+}
+
 using Expected = std::vector<std::tuple<std::string, std::string, std::string>>;
 
 // Every varbind but sysUpTime.0's value, in order.
@@ -443,10 +450,10 @@ TEST_F(SnmpTrapTest, UnacknowledgedInformsAreSentAgainInTheirOrder) {
 }
 
 TEST(TrapSinkConfig, ParsesEveryKeyAndSaysWhatToWrite) {
-  auto s = parse_trap_sink(
+  auto s = parse_trap_sink(flow(
       R"({"address": "10.0.0.5:1162", "type": "v3-inform", "user": "nms",
           "auth-protocol": "SHA-256", "auth-password": "12345678", "priv-protocol": "AES",
-          "priv-password": "abcdefgh", "timeout": "500ms", "retries": 5, "@line": 12})");
+          "priv-password": "abcdefgh", "timeout": "500ms", "retries": 5})"));
   ASSERT_TRUE(s.ok()) << s.error();
   EXPECT_EQ(s->kind, TrapSink::Kind::kV3Inform);
   EXPECT_EQ(s->address, "10.0.0.5:1162");
@@ -454,7 +461,7 @@ TEST(TrapSinkConfig, ParsesEveryKeyAndSaysWhatToWrite) {
   EXPECT_EQ(s->user.auth_protocol, "SHA-256");
   EXPECT_EQ(s->timeout, 500ms);
   EXPECT_EQ(s->retries, 5u);
-  auto v2c = parse_trap_sink(R"({"address": "nms.example.org", "community": "traps"})");
+  auto v2c = parse_trap_sink(flow(R"({"address": "nms.example.org", "community": "traps"})"));
   ASSERT_TRUE(v2c.ok()) << v2c.error();
   EXPECT_EQ(v2c->kind, TrapSink::Kind::kV2cTrap);
   EXPECT_EQ(v2c->community, "traps");
@@ -475,7 +482,7 @@ TEST(TrapSinkConfig, ParsesEveryKeyAndSaysWhatToWrite) {
       {R"(["a"])", "want a map"},
   };
   for (const auto& [json, message] : bad) {
-    auto r = parse_trap_sink(json);
+    auto r = parse_trap_sink(flow(json));
     ASSERT_FALSE(r.ok()) << json;
     EXPECT_NE(r.error().find(message), std::string::npos) << json << ": " << r.error();
   }

@@ -124,9 +124,15 @@ inline std::vector<Rule> only(const std::string& name) {
   return {rule_named(default_rules(), name)};
 }
 
-// The rules of one configured rule (a test failure when it does not parse).
-inline std::vector<Rule> configured(const std::string& json) {
-  const auto parsed = parse_rules({{json, "x"}}, false);
+// The rules of one configured rule, as a flag gives it (YAML flow text, JSON alike); a test
+// failure when it does not parse.
+inline std::vector<Rule> configured(const std::string& text) {
+  auto node = parse_config_text(text, "x");
+  if (!node) {
+    ADD_FAILURE() << node.error();
+    return {};
+  }
+  const auto parsed = parse_rules({*node}, false);
   EXPECT_TRUE(parsed.errors.empty()) << (parsed.errors.empty() ? "" : parsed.errors.front());
   return parsed.rules;
 }

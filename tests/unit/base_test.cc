@@ -64,6 +64,18 @@ TEST(Duration, ShortDurationsAreWholeNanosecondsUpToASecond) {
   }
 }
 
+// A simulated clock's period keeps its fraction of a nanosecond; the same words otherwise.
+TEST(Duration, ShortPeriodsKeepFractionsOfANanosecond) {
+  EXPECT_EQ(*parse_short_period_ns("2.5ns"), 2.5);
+  EXPECT_EQ(*parse_short_period_ns("1us"), 1000.0);
+  EXPECT_EQ(*parse_short_period_ns("1s"), 1e9);
+  for (const char* bad : {"4", "0ns", "-4ns", "1.5s", "infns", "4 ns", ""}) {
+    const auto ns = parse_short_period_ns(bad);
+    ASSERT_FALSE(ns) << bad << " gave " << *ns;
+    EXPECT_NE(ns.error().find(std::string("'") + bad + "'"), std::string::npos) << ns.error();
+  }
+}
+
 TEST(Duration, ASettingsMinimumIsNamedInTheError) {
   EXPECT_EQ(*parse_duration("10ms", milliseconds(10)), milliseconds(10));
   const auto d = parse_duration("5ms", milliseconds(10));

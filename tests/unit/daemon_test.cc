@@ -88,7 +88,7 @@ DaemonOptions fake_options(FakeBackend& fake) {
   o.convert.publish_interval = 10ms;
   o.convert.state_save_interval = 0ms;
   o.ring_size = 1024;
-  o.web_listen_address = "127.0.0.1:0";
+  o.web.listen_address = "127.0.0.1:0";
   o.snmp.agent.listen = "off";
   o.rules = exporters::alerts::default_rules();
   return o;
@@ -138,10 +138,11 @@ TEST(Daemon, AnAddressInUseIsAnErrorNamingTheSetting) {
   auto first = Daemon::start(fake_options(first_fake));
   ASSERT_TRUE(first.ok()) << first.error();
   DaemonOptions o = fake_options(second_fake);
-  o.web_listen_address = "127.0.0.1:" + std::to_string((*first)->web_port());
+  o.web.listen_address = "127.0.0.1:" + std::to_string((*first)->web_port());
   // A remote writer starts before the endpoints: the failure must stop it before the stores
   // it reads go (AddressSanitizer's run checks that).
-  auto endpoint = exporters::remote_write::parse_endpoint("http://127.0.0.1:9/api/v1/write");
+  auto endpoint = exporters::remote_write::parse_endpoint(
+      ConfigNode::scalar("http://127.0.0.1:9/api/v1/write", "test"));
   ASSERT_TRUE(endpoint.ok()) << endpoint.error();
   o.remote_write.endpoints.push_back(std::move(*endpoint));
   auto second = Daemon::start(std::move(o));

@@ -10,13 +10,20 @@
 namespace ibpulse::exporters::remote_write {
 namespace {
 
+// A map or a URL as a flag gives it (YAML flow text, JSON alike).
+ConfigNode flow(const std::string& text) {
+  auto node = parse_config_text(text, "test");
+  IBPULSE_CHECK(node.ok(), "test text {} parses", text);
+  return *node;
+}
+
 std::string error_of(const std::string& text) {
-  auto e = parse_endpoint(text);
+  auto e = parse_endpoint(flow(text));
   return e ? "" : e.error();
 }
 
 TEST(RemoteWriteConfig, PlainUrl) {
-  auto e = parse_endpoint("http://127.0.0.1:8428/api/v1/write");
+  auto e = parse_endpoint(flow("http://127.0.0.1:8428/api/v1/write"));
   ASSERT_TRUE(e) << e.error();
   EXPECT_EQ(e->url, "http://127.0.0.1:8428/api/v1/write");
   EXPECT_EQ(e->concurrency, 4u);
@@ -27,11 +34,11 @@ TEST(RemoteWriteConfig, MapWithEveryKind) {
       std::filesystem::temp_directory_path() / ("ibpulse-rw-config-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "token") << "secret-token\n";
-  auto e = parse_endpoint(R"({"url": "https://mimir:9009/api/v1/push", "@line": 12,
+  auto e = parse_endpoint(flow(R"({"url": "https://mimir:9009/api/v1/push",
       "headers": {"X-Scope-OrgID": "fabric-a"}, "bearer-token-file": ")" +
-                          (dir / "token").string() + R"(",
+                               (dir / "token").string() + R"(",
       "external-labels": {"cluster": "a"}, "batch-size": "500", "queue-samples": "1000",
-      "queue-bytes": "1048576", "concurrency": "2", "timeout": "5s"})");
+      "queue-bytes": "1048576", "concurrency": "2", "timeout": "5s"})"));
   std::filesystem::remove_all(dir);
   ASSERT_TRUE(e) << e.error();
   EXPECT_EQ(e->headers.at("X-Scope-OrgID"), "fabric-a");

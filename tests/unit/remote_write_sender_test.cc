@@ -119,7 +119,9 @@ class RemoteWriteAuth : public ::testing::Test {
   // One POST through the receiver map `fields` (JSON members besides the url) configure: the
   // request as the receiver got it.
   HttpReceiver::Request post_once(const std::string& fields) {
-    auto e = parse_endpoint(R"({"url": ")" + receiver_.url() + "\", " + fields + "}");
+    auto node = parse_config_text(R"({"url": ")" + receiver_.url() + "\", " + fields + "}", "test");
+    if (!node) ADD_FAILURE() << node.error();
+    auto e = parse_endpoint(*node);
     if (!e) {
       ADD_FAILURE() << e.error();
       return {};

@@ -1,4 +1,4 @@
-// alerts.rules: one JSON object per rule (a YAML map, as the config reader hands it on).
+// alerts.rules: one map per rule (a YAML list item, or a flag's `{...}`).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,7 +7,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
-#include <nlohmann/json.hpp>
 
 #include "counter_source.h"
 #include "ibpulse/base/duration.h"
@@ -19,17 +18,25 @@
 namespace ibpulse::exporters::alerts {
 namespace {
 
-using nlohmann::json;
-
-// Scalars arrive as text from YAML and as numbers or booleans from JSON flags.
-std::string text_of(const json& v) {
-  return v.is_string() ? v.get<std::string>() : v.dump();
+// A scalar's text; what else was written, for the error that follows.
+std::string text_of(const ConfigNode& v) {
+  if (v.is_scalar()) return v.text();
+  return v.is_map() ? "(a map)" : v.is_list() ? "(a list)" : "";
 }
 
-Result<milliseconds> duration_field(const json& rule, const char* key, milliseconds fallback,
+bool has(const ConfigNode& rule, std::string_view key) {
+  return rule.find(key) != nullptr;
+}
+
+std::string field_text(const ConfigNode& rule, std::string_view key) {
+  const ConfigNode* v = rule.find(key);
+  return v ? text_of(*v) : std::string();
+}
+
+Result<milliseconds> duration_field(const ConfigNode& rule, const char* key, milliseconds fallback,
                                     bool zero_allowed) {
-  if (!rule.contains(key)) return fallback;
-  const std::string text = text_of(rule[key]);
+  if (!has(rule, key)) return fallback;
+  const std::string text = field_text(rule, key);
   if (zero_allowed && (text == "0" || text == "off")) return milliseconds(0);
   auto d = parse_duration(text);
   if (!d) return Err("{}: {}", key, d.error());
@@ -95,10 +102,10 @@ Status parse_condition(const std::string& text, bool gauge, Rule& r) {
   return Err("condition '{}': {}", text, usage);
 }
 
-Result<std::vector<std::pair<unsigned, unsigned>>> parse_ports(const json& v) {
+Result<std::vector<std::pair<unsigned, unsigned>>> parse_ports(const ConfigNode& v) {
   std::vector<std::string> items;
-  if (v.is_array()) {
-    for (const auto& item : v)
+  if (v.is_list()) {
+    for (const auto& item : v.items())
       items.push_back(text_of(item));
   } else {
     std::string text = text_of(v);
@@ -127,52 +134,51 @@ Result<std::vector<std::pair<unsigned, unsigned>>> parse_ports(const json& v) {
   return out;
 }
 
-Status parse_scope(const json& s, Scope& scope) {
-  for (const auto& [key, v] : s.items()) {
-    if (key == "node-type") {
-      const std::string t = text_of(v);
-      if (t == "switch") {
-        scope.node_kind = collector::NodeKind::kSwitch;
-      } else if (t == "ca" || t == "hca") {
-        scope.node_kind = collector::NodeKind::kCa;
-      } else if (t == "router") {
-        scope.node_kind = collector::NodeKind::kRouter;
-      } else {
-        return Err("node-type: '{}' is not switch, ca or router", t);
-      }
-    } else if (key == "guids") {
-      for (const auto& g : v.is_array() ? v : json::array({v})) {
-        const std::string t = text_of(g);
-        uint64_t guid = 0;
-        const auto r = std::from_chars(t.data() + std::min<size_t>(2, t.size()),
-                                       t.data() + t.size(), guid, 16);
-        if (!t.starts_with("0x") || r.ec != std::errc() || r.ptr != t.data() + t.size()) {
-          return Err("guids: '{}' is not a GUID (write 0x followed by hex digits)", t);
-        }
-        scope.node_guids.insert(guid);
-      }
-    } else if (key == "name") {
-      scope.name_text = text_of(v);
-      auto compiled = NameFilter::compile(scope.name_text);
-      if (!compiled) return Err("name: {}", compiled.error());
-      scope.name = std::move(*compiled);
-    } else if (key == "ports") {
-      auto ports = parse_ports(v);
-      if (!ports) return Error{ports.error()};
-      scope.ports = std::move(*ports);
+// One key of a rule's scope (in its `scope` map, or beside the rule's other keys).
+Status parse_scope_key(const std::string& key, const ConfigNode& v, Scope& scope) {
+  if (key == "node-type") {
+    const std::string t = text_of(v);
+    if (t == "switch") {
+      scope.node_kind = collector::NodeKind::kSwitch;
+    } else if (t == "ca" || t == "hca") {
+      scope.node_kind = collector::NodeKind::kCa;
+    } else if (t == "router") {
+      scope.node_kind = collector::NodeKind::kRouter;
     } else {
-      return Err("scope: unknown key '{}' (node-type, guids, name, ports)", key);
+      return Err("node-type: '{}' is not switch, ca or router", t);
     }
+  } else if (key == "guids") {
+    for (const ConfigNode* g : v.as_list()) {
+      const std::string t = text_of(*g);
+      uint64_t guid = 0;
+      const auto r =
+          std::from_chars(t.data() + std::min<size_t>(2, t.size()), t.data() + t.size(), guid, 16);
+      if (!t.starts_with("0x") || r.ec != std::errc() || r.ptr != t.data() + t.size()) {
+        return Err("guids: '{}' is not a GUID (write 0x followed by hex digits)", t);
+      }
+      scope.node_guids.insert(guid);
+    }
+  } else if (key == "name") {
+    scope.name_text = text_of(v);
+    auto compiled = NameFilter::compile(scope.name_text);
+    if (!compiled) return Err("name: {}", compiled.error());
+    scope.name = std::move(*compiled);
+  } else if (key == "ports") {
+    auto ports = parse_ports(v);
+    if (!ports) return Error{ports.error()};
+    scope.ports = std::move(*ports);
+  } else {
+    return Err("scope: unknown key '{}' (node-type, guids, name, ports)", key);
   }
   return Ok{};
 }
 
-Status parse_source(const json& j, Rule& r) {
-  const bool has_counter = j.contains("counter");
-  const bool has_state = j.contains("state");
+Status parse_source(const ConfigNode& j, Rule& r) {
+  const bool has_counter = has(j, "counter");
+  const bool has_state = has(j, "state");
   if (has_counter == has_state) return Err("give either counter or state");
   if (has_state) {
-    const std::string state = text_of(j["state"]);
+    const std::string state = field_text(j, "state");
     if (state == "port-down") {
       r.kind = RuleKind::kPortDown;
     } else if (state == "link-degraded") {
@@ -190,10 +196,10 @@ Status parse_source(const json& j, Rule& r) {
     }
     r.counter = state;
     r.measure = Condition::kState;
-    if (j.contains("condition")) return Err("a state rule has no condition");
+    if (has(j, "condition")) return Err("a state rule has no condition");
     return Ok{};
   }
-  const std::string name = text_of(j["counter"]);
+  const std::string name = field_text(j, "counter");
   const auto resolved = resolve_counter(name);
   if (!resolved) {
     return Err(
@@ -204,8 +210,8 @@ Status parse_source(const json& j, Rule& r) {
   r.kind = RuleKind::kCounter;
   r.counter = resolved->name;
   r.source = resolved->source;
-  if (!j.contains("condition")) return Err("a counter rule needs a condition");
-  return parse_condition(text_of(j["condition"]), is_gauge(r.source), r);
+  if (!has(j, "condition")) return Err("a counter rule needs a condition");
+  return parse_condition(field_text(j, "condition"), is_gauge(r.source), r);
 }
 
 const std::set<std::string>& rule_keys() {
@@ -217,20 +223,20 @@ const std::set<std::string>& rule_keys() {
 }
 
 // Fills `r` from `j` (defaults already in place when it replaces a default rule).
-Status parse_rule_fields(const json& j, Rule& r) {
-  for (const auto& [key, value] : j.items()) {
-    if (!key.starts_with('@') && !rule_keys().contains(key)) {
+Status parse_rule_fields(const ConfigNode& j, Rule& r) {
+  for (const auto& [key, value] : j.fields()) {
+    if (!rule_keys().contains(key)) {
       return Err(
           "unknown key '{}' (name, counter or state, condition, window, for, clear-after, "
           "renotify, severity, enabled, scope)",
           key);
     }
   }
-  if (j.contains("counter") || j.contains("state")) {
+  if (has(j, "counter") || has(j, "state")) {
     if (auto s = parse_source(j, r); !s) return s;
-  } else if (j.contains("condition")) {
+  } else if (has(j, "condition")) {
     if (r.kind != RuleKind::kCounter) return Err("a state rule has no condition");
-    if (auto s = parse_condition(text_of(j["condition"]), is_gauge(r.source), r); !s) return s;
+    if (auto s = parse_condition(field_text(j, "condition"), is_gauge(r.source), r); !s) return s;
   }
   auto window = duration_field(j, "window", r.window, false);
   auto hold = duration_field(j, "for", r.hold_for, true);
@@ -243,51 +249,60 @@ Status parse_rule_fields(const json& j, Rule& r) {
   r.hold_for = *hold;
   r.clear_after = *clear;
   r.renotify = *renotify;
-  if (j.contains("severity")) {
-    const auto sev = parse_severity(text_of(j["severity"]));
-    if (!sev)
-      return Err("severity: '{}' (info, warning, minor, major, critical)", text_of(j["severity"]));
+  if (has(j, "severity")) {
+    const auto sev = parse_severity(field_text(j, "severity"));
+    if (!sev) {
+      return Err("severity: '{}' (info, warning, minor, major, critical)",
+                 field_text(j, "severity"));
+    }
     r.severity = *sev;
   }
-  json scope = j.contains("scope") ? j["scope"] : json::object();
-  if (!scope.is_object()) return Err("scope: a map of node-type, guids, name, ports");
-  for (const char* key : {"node-type", "guids", "ports"}) {
-    if (j.contains(key)) scope[key] = j[key];
+  // The scope's keys, from its map and beside the rule's own (name-regex: the scope's name).
+  std::vector<std::pair<std::string, const ConfigNode*>> scope;
+  if (const ConfigNode* map = j.find("scope")) {
+    if (!map->is_map()) return Err("scope: a map of node-type, guids, name, ports");
+    for (const auto& [key, value] : map->fields())
+      scope.emplace_back(key, &value);
   }
-  if (j.contains("name-regex")) scope["name"] = j["name-regex"];
+  for (const char* key : {"node-type", "guids", "ports", "name-regex"}) {
+    if (const ConfigNode* value = j.find(key)) {
+      scope.emplace_back(std::string_view(key) == "name-regex" ? "name" : key, value);
+    }
+  }
   if (!scope.empty()) {
     r.scope = Scope{};
-    if (auto s = parse_scope(scope, r.scope); !s) return s;
+    for (const auto& [key, value] : scope) {
+      if (auto s = parse_scope_key(key, *value, r.scope); !s) return s;
+    }
   }
   if (r.kind == RuleKind::kCounter && r.counter.empty()) return Err("give a counter or a state");
   return Ok{};
 }
 
 // `enabled`: true/yes/on/1 or false/no/off/0 (any case); anything else is an error.
-Result<bool> enabled(const json& j) {
-  if (!j.contains("enabled")) return true;
-  const auto v = parse_bool(text_of(j["enabled"]));
-  if (!v) return Err("enabled: '{}' (write true or false)", text_of(j["enabled"]));
+Result<bool> enabled(const ConfigNode& j) {
+  if (!has(j, "enabled")) return true;
+  const auto v = parse_bool(field_text(j, "enabled"));
+  if (!v) return Err("enabled: '{}' (write true or false)", field_text(j, "enabled"));
   return *v;
 }
 
 }  // namespace
 
-ParsedRules parse_rules(const std::vector<RuleText>& texts, bool with_defaults) {
+ParsedRules parse_rules(const std::vector<ConfigNode>& configured_rules, bool with_defaults) {
   ParsedRules out;
   if (with_defaults) out.rules = default_rules();
   std::set<std::string> configured;
-  for (size_t i = 0; i < texts.size(); ++i) {
-    const json j = json::parse(texts[i].json, nullptr, false);
-    std::string where = texts[i].origin;
-    if (j.is_object() && j.contains("@line"))
-      where = fmt::format("{}:{}", where, text_of(j["@line"]));
-    if (!j.is_object()) {
+  for (size_t i = 0; i < configured_rules.size(); ++i) {
+    const ConfigNode& j = configured_rules[i];
+    const std::string& where = j.where();
+    if (!j.is_map()) {
       out.errors.push_back(
           fmt::format("{}: rule {}: a rule is a map of name, counter, ...", where, i + 1));
       continue;
     }
-    const std::string name = j.contains("name") && j["name"].is_string() ? text_of(j["name"]) : "";
+    const ConfigNode* name_node = j.find("name");
+    const std::string name = name_node && name_node->is_scalar() ? name_node->text() : "";
     const auto fail = [&](const std::string& why) {
       out.errors.push_back(fmt::format("{}: rule '{}': {}", where,
                                        name.empty() ? fmt::format("#{}", i + 1) : name, why));
@@ -316,7 +331,7 @@ ParsedRules parse_rules(const std::vector<RuleText>& texts, bool with_defaults) 
     Rule r = replaces_default ? *existing : Rule{};
     r.name = name;
     r.origin = where;
-    if (!replaces_default && !j.contains("counter") && !j.contains("state")) {
+    if (!replaces_default && !has(j, "counter") && !has(j, "state")) {
       fail("give a counter or a state (port-down, link-degraded)");
       continue;
     }

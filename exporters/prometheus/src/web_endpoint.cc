@@ -15,14 +15,12 @@ namespace ibpulse::exporters::prometheus {
 WebEndpoint::WebEndpoint(MetricGroups groups, Sources sources)
     : sources_(std::move(sources)), renderer_(groups), self_(IBPULSE_VERSION) {}
 
-Result<std::unique_ptr<WebEndpoint>> WebEndpoint::start(const std::string& listen_address,
-                                                        const std::string& web_config_file,
-                                                        MetricGroups groups, Sources sources) {
-  if (listen_address == "off") return std::unique_ptr<WebEndpoint>();
-  std::unique_ptr<WebEndpoint> endpoint(new WebEndpoint(groups, std::move(sources)));
+Result<std::unique_ptr<WebEndpoint>> WebEndpoint::start(const WebOptions& web, Sources sources) {
+  if (web.listen_address == "off") return std::unique_ptr<WebEndpoint>();
+  std::unique_ptr<WebEndpoint> endpoint(new WebEndpoint(web.collect, std::move(sources)));
   HttpOptions options;
-  options.listen_address = listen_address;
-  options.web_config_file = web_config_file;
+  options.listen_address = web.listen_address;
+  options.web_config_file = web.config_file;
   WebEndpoint* self = endpoint.get();
   auto server = MetricsServer::start(
       options, [self](const MetricsServer::BodyWriter& write) { self->metrics(write); },

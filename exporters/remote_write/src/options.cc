@@ -2,15 +2,13 @@
 
 #include <charconv>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "ibpulse/base/duration.h"
+#include "ibpulse/base/number.h"
 
 namespace ibpulse::exporters::remote_write {
 namespace {
-
-using nlohmann::json;
 
 constexpr std::string_view kKeys =
     "url, headers, username, password, password-file, bearer-token-file, tls-ca-file, "
@@ -44,29 +42,23 @@ Status check_readable(const std::string& key, const std::string& path) {
   return Err("{}: cannot read '{}'", key, path);
 }
 
-Result<std::string> text_of(const std::string& key, const json& value) {
-  if (value.is_string()) return value.get<std::string>();
+Result<std::string> text_of(const std::string& key, const ConfigNode& value) {
+  if (value.is_scalar()) return value.text();
   return Err("{} must be text", key);
 }
 
-Result<uint64_t> number_of(const std::string& key, const json& value, uint64_t min, uint64_t max) {
-  auto s = text_of(key, value);  // YAML scalars arrive as text
-  uint64_t n = 0;
-  if (s) {
-    const auto [ptr, ec] = std::from_chars(s->data(), s->data() + s->size(), n);
-    if (ec == std::errc() && ptr == s->data() + s->size() && n >= min && n <= max) return n;
-  } else if (value.is_number_unsigned()) {
-    n = value.get<uint64_t>();
-    if (n >= min && n <= max) return n;
+Result<uint64_t> number_of(const std::string& key, const ConfigNode& value, uint64_t min,
+                           uint64_t max) {
+  if (auto s = text_of(key, value)) {
+    if (auto n = parse_unsigned(*s, min, max)) return *n;
   }
   return Err("{} must be a whole number from {} to {}", key, min, max);
 }
 
-Result<std::map<std::string, std::string>> map_of(const std::string& key, const json& value) {
-  if (!value.is_object()) return Err("{} must be a map of names to text", key);
+Result<std::map<std::string, std::string>> map_of(const std::string& key, const ConfigNode& value) {
+  if (!value.is_map()) return Err("{} must be a map of names to text", key);
   std::map<std::string, std::string> out;
-  for (const auto& [name, v] : value.items()) {
-    if (name.starts_with('@')) continue;
+  for (const auto& [name, v] : value.fields()) {
     auto s = text_of(key + "." + name, v);
     if (!s) return Error{s.error()};
     out[name] = *s;
@@ -75,7 +67,7 @@ Result<std::map<std::string, std::string>> map_of(const std::string& key, const 
 }
 
 // One key of an endpoint map.
-Status apply(Endpoint& e, const std::string& key, const json& value) {
+Status apply(Endpoint& e, const std::string& key, const ConfigNode& value) {
   const auto text = [&](std::string& field) -> Status {
     auto s = text_of(key, value);
     if (!s) return Error{s.error()};
@@ -154,16 +146,16 @@ Status check_endpoint(const Endpoint& e) {
 
 }  // namespace
 
-Result<Endpoint> parse_endpoint(std::string_view text) {
+Result<Endpoint> parse_endpoint(const ConfigNode& node) {
   Endpoint e;
-  const auto j = json::parse(text, nullptr, false);
-  if (!j.is_object()) {  // a plain URL
-    e.url = std::string(text);
-  } else {
-    for (const auto& [key, value] : j.items()) {
-      if (key.starts_with('@')) continue;  // where the config reader found it
+  if (node.is_scalar()) {  // a plain URL
+    e.url = node.text();
+  } else if (node.is_map()) {
+    for (const auto& [key, value] : node.fields()) {
       if (auto s = apply(e, key, value); !s) return Error{s.error()};
     }
+  } else {
+    return Err("a receiver is a URL or a map of url, headers, ...");
   }
   if (auto s = check_endpoint(e); !s) return Error{s.error()};
   return e;

@@ -1,17 +1,15 @@
-// Trap sinks from the configuration: one JSON object per sink (a YAML list item, as the daemon
-// hands it over), checked here so that a mistake is reported at start with what to write.
+// Trap sinks from the configuration: one map per sink (a YAML list item, or a flag's `{...}`),
+// checked here so that a mistake is reported at start with what to write.
 #include "ibpulse/exporters/snmp/trap_sink.h"
 
+#include <algorithm>
 #include <array>
-#include <charconv>
-#include <nlohmann/json.hpp>
 
 #include "ibpulse/base/duration.h"
+#include "ibpulse/base/number.h"
 
 namespace ibpulse::exporters::snmp {
 namespace {
-
-using Json = nlohmann::json;
 
 constexpr std::array<std::string_view, 10> kKeys = {
     "address",       "type",          "community",     "user",    "auth-protocol",
@@ -22,11 +20,6 @@ Result<std::chrono::milliseconds> parse_timeout(std::string_view text) {
   auto d = parse_duration(std::string(text));
   if (!d) return Err("trap sink: timeout '{}': want a duration like 1s or 500ms", text);
   return *d;
-}
-
-Result<std::string> string_value(const Json& j, const std::string& key) {
-  if (!j.is_string()) return Err("trap sink: '{}' must be a string", key);
-  return j.get<std::string>();
 }
 
 }  // namespace
@@ -43,59 +36,52 @@ std::string_view to_string(TrapSink::Kind kind) {
   return "unknown";
 }
 
-Result<TrapSink> parse_trap_sink(std::string_view json_text) {
-  const Json j = Json::parse(json_text, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return Err("trap sink: want a map of address, type, community, user, ...");
+Result<TrapSink> parse_trap_sink(const ConfigNode& node) {
+  if (!node.is_map()) return Err("trap sink: want a map of address, type, community, user, ...");
   TrapSink sink;
   bool v3_keys = false;
   bool community_key = false;
-  for (const auto& [key, value] : j.items()) {
-    if (key.starts_with('@')) continue;  // the config's own annotations ("@line")
+  for (const auto& [key, value] : node.fields()) {
     if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end()) {
       return Err(
           "trap sink: unknown key '{}' (address, type, community, user, auth-protocol, "
           "auth-password, priv-protocol, priv-password, timeout, retries)",
           key);
     }
+    if (!value.is_scalar()) return Err("trap sink: '{}' must be a string", key);
     if (key == "retries") {
-      int64_t n = -1;
-      if (value.is_number_integer()) n = value.get<int64_t>();
-      if (value.is_string()) {
-        const std::string s = value.get<std::string>();
-        if (std::from_chars(s.data(), s.data() + s.size(), n).ptr != s.data() + s.size()) n = -1;
-      }
-      if (n < 0 || n > 20) return Err("trap sink: retries must be a whole number from 0 to 20");
-      sink.retries = static_cast<unsigned>(n);
+      auto n = parse_unsigned(value.text(), 0, 20);
+      if (!n) return Err("trap sink: retries must be a whole number from 0 to 20");
+      sink.retries = static_cast<unsigned>(*n);
       continue;
     }
-    Result<std::string> text = string_value(value, key);
-    if (!text.ok()) return Error{text.error()};
+    const std::string& text = value.text();
     if (key == "address") {
-      sink.address = *text;
+      sink.address = text;
     } else if (key == "type") {
-      if (*text == "v2c-trap") {
+      if (text == "v2c-trap") {
         sink.kind = TrapSink::Kind::kV2cTrap;
-      } else if (*text == "v3-trap") {
+      } else if (text == "v3-trap") {
         sink.kind = TrapSink::Kind::kV3Trap;
-      } else if (*text == "v3-inform") {
+      } else if (text == "v3-inform") {
         sink.kind = TrapSink::Kind::kV3Inform;
       } else {
-        return Err("trap sink: type '{}' is not v2c-trap, v3-trap or v3-inform", *text);
+        return Err("trap sink: type '{}' is not v2c-trap, v3-trap or v3-inform", text);
       }
     } else if (key == "community") {
-      sink.community = *text;
+      sink.community = text;
       community_key = true;
     } else if (key == "timeout") {
-      Result<std::chrono::milliseconds> d = parse_timeout(*text);
+      Result<std::chrono::milliseconds> d = parse_timeout(text);
       if (!d.ok()) return Error{d.error()};
       sink.timeout = *d;
     } else {
       v3_keys = true;
-      if (key == "user") sink.user.name = *text;
-      if (key == "auth-protocol") sink.user.auth_protocol = *text;
-      if (key == "auth-password") sink.user.auth_password = *text;
-      if (key == "priv-protocol") sink.user.priv_protocol = *text;
-      if (key == "priv-password") sink.user.priv_password = *text;
+      if (key == "user") sink.user.name = text;
+      if (key == "auth-protocol") sink.user.auth_protocol = text;
+      if (key == "auth-password") sink.user.auth_password = text;
+      if (key == "priv-protocol") sink.user.priv_protocol = text;
+      if (key == "priv-password") sink.user.priv_password = text;
     }
   }
   if (sink.address.empty()) return Err("trap sink: 'address' (host:port) is missing");

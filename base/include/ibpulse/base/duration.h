@@ -21,5 +21,7 @@ Result<std::chrono::milliseconds> parse_duration(const std::string& text,
 // A short period such as a counter's tick: "4ns", "2.5us", "1ms", "0.5s"; whole nanoseconds
 // from 1ns to 1s, others are errors (never rounded).
 Result<std::chrono::nanoseconds> parse_short_duration(const std::string& text);
+// The same in nanoseconds with their fractions ("2.5ns": a simulated clock's period), up to 1s.
+Result<double> parse_short_period_ns(const std::string& text);
 
 }  // namespace ibpulse

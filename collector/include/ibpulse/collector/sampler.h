@@ -35,6 +35,9 @@ constexpr uint16_t per_vl(uint16_t code, unsigned vl) {
 std::string select_name(uint16_t code);
 // The inverse of select_name, also accepting a number (0x4001).
 std::optional<uint16_t> parse_select(std::string_view name);
+// What a sample measures unless told otherwise (sampling.counters, `ibpulse sample`): the data
+// sent and received, in total and on VLs 0-3, the VLs most fabrics use.
+const std::vector<std::string>& default_sample_counters();
 // The OptionMask bit a per-VL select needs (bits 2-5), or -1 for a mandatory one.
 int option_bit(uint16_t code);
 

@@ -26,6 +26,7 @@
 #include "ibpulse/exporters/alerts/rule.h"
 #include "ibpulse/exporters/prometheus/renderer.h"
 #include "ibpulse/exporters/prometheus/self_metrics.h"
+#include "ibpulse/exporters/prometheus/web_endpoint.h"
 #include "ibpulse/exporters/remote_write/writer.h"
 #include "ibpulse/exporters/snmp/endpoint.h"
 
@@ -44,9 +45,7 @@ struct DaemonOptions {
   exporters::alerts::HealthOptions health;
   std::filesystem::path health_file;  // link health across restarts; empty: not kept
   std::chrono::milliseconds health_save_interval{60000};
-  exporters::prometheus::MetricGroups collect;
-  std::string web_listen_address = ":9731";  // "off": no HTTP endpoint
-  std::string web_config_file;
+  exporters::prometheus::WebOptions web;  // listen address "off": no HTTP endpoint
   exporters::snmp::EndpointOptions snmp;  // agent.listen "off": no agent
   exporters::remote_write::WriterOptions remote_write;
   collector::PollerBackend backend;  // empty: the real fabric (tests: a fake one)

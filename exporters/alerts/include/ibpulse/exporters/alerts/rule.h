@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "ibpulse/base/config_node.h"
 #include "ibpulse/collector/topology.h"
 #include "ibpulse/exporters/alerts/event.h"
 #include "ibpulse/exporters/alerts/name_filter.h"
@@ -71,18 +72,14 @@ struct Rule {
 // The rules an operator of a production fabric wants on day one (docs/alerts.md lists them).
 std::vector<Rule> default_rules();
 
-// One rule's configuration: a JSON object (a YAML map as the config reader hands it on), with
-// `@line` giving its line in `file` when it came from one. Errors name what to write.
-struct RuleText {
-  std::string json;
-  std::string origin;  // "config.yaml" or "--alerts.rules"
-};
 struct ParsedRules {
   std::vector<Rule> rules;          // defaults (unless disabled), then the configured ones
   std::vector<std::string> errors;  // "config.yaml:14: rule 'x': unknown counter 'y' (...)"
 };
-// Configured rules replace default ones of the same name; `enabled: false` drops one. A bad
-// rule is reported and skipped: it never stops the others.
-ParsedRules parse_rules(const std::vector<RuleText>& texts, bool with_defaults);
+// Each configured rule a map (name, counter or state, condition, ...), whose where() is its
+// origin ("config.yaml:12", "--alerts.rules"). Configured rules replace default ones of the
+// same name; `enabled: false` drops one. A bad rule is reported and skipped: it never stops the
+// others. Errors name what to write.
+ParsedRules parse_rules(const std::vector<ConfigNode>& rules, bool with_defaults);
 
 }  // namespace ibpulse::exporters::alerts

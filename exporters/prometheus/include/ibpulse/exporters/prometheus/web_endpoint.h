@@ -21,6 +21,13 @@
 
 namespace ibpulse::exporters::prometheus {
 
+// The endpoint's configuration (web.*, collect.*: config_keys.h).
+struct WebOptions {
+  std::string listen_address = ":9731";  // [host]:port; "off": no endpoint
+  std::string config_file;  // TLS and basic auth (exporter-toolkit format); empty: none
+  MetricGroups collect;
+};
+
 class WebEndpoint {
  public:
   struct Sources {
@@ -31,10 +38,8 @@ class WebEndpoint {
     // Fills the alert fields of the daemon's status (none: no alerts in /metrics).
     std::function<void(DaemonStatus&)> alerts;
   };
-  // "off": no endpoint (nullptr). Errors name the address or the web config file.
-  static Result<std::unique_ptr<WebEndpoint>> start(const std::string& listen_address,
-                                                    const std::string& web_config_file,
-                                                    MetricGroups groups, Sources sources);
+  // Listen address "off": no endpoint (nullptr). Errors name the address or the web config file.
+  static Result<std::unique_ptr<WebEndpoint>> start(const WebOptions& web, Sources sources);
 
   uint16_t port() const { return server_->port(); }
   // At SIGHUP: TLS certificates and users from the file again; on error the running ones stay.

@@ -3,6 +3,8 @@
 // what is sent to all of them (docs/remote-write.md).
 //
 // Thread safety: value types and pure functions (parse_endpoint reads the files it names).
+// The keys are declared beside the options (config_keys.cc); base/config_keys.h says how a
+// program reads them.
 
 #include <chrono>
 #include <cstddef>
@@ -13,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "ibpulse/base/config_keys.h"
 #include "ibpulse/base/result.h"
 
 namespace ibpulse::exporters::remote_write {
@@ -43,13 +46,14 @@ struct WriterOptions {
   std::string instance;
 };
 
-// One `remote-write.url` item: a plain URL, or a JSON object (a YAML map handed on as JSON by
-// the config reader): url, headers (map), username, password, password-file,
-// bearer-token-file, tls-ca-file, tls-cert-file, tls-key-file, external-labels (map),
-// batch-size, queue-samples, queue-bytes, concurrency, timeout. Keys starting with '@' are the
-// config reader's and ignored. Errors name the key: an unknown one, a URL that is not http(s),
-// a file that cannot be read.
-Result<Endpoint> parse_endpoint(std::string_view text);
+// One `remote-write.url` item: a plain URL, or a map of url, headers (map), username,
+// password, password-file, bearer-token-file, tls-ca-file, tls-cert-file, tls-key-file,
+// external-labels (map), batch-size, queue-samples, queue-bytes, concurrency, timeout. Errors
+// name the key: an unknown one, a URL that is not http(s), a file that cannot be read.
+Result<Endpoint> parse_endpoint(const ConfigNode& node);
+
+// remote-write.url, metrics, changed-only, resend, instance.
+config::Keys<WriterOptions> remote_write_keys();
 
 // The URL without credentials (user:password@), for logs and the `url` label.
 std::string redacted_url(std::string_view url);

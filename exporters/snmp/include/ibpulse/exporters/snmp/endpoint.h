@@ -21,7 +21,7 @@ namespace ibpulse::exporters::snmp {
 struct EndpointOptions {
   AgentOptions agent;                            // listen "off": no agent
   std::vector<std::string> trap_sink_addresses;  // snmp.trap-sinks (trap_sink.h's forms)
-  std::string trap_community;                    // of the v2c sinks
+  std::string trap_community = "public";         // of the v2c sinks
   std::filesystem::path state_dir;               // the daemon's; empty: none (no SNMPv3)
 };
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "ibpulse/base/config_node.h"
 #include "ibpulse/base/result.h"
 #include "ibpulse/exporters/snmp/snmp_user.h"
 
@@ -29,12 +30,11 @@ struct TrapSink {
 
 std::string_view to_string(TrapSink::Kind kind);  // "v2c-trap", "v3-trap", "v3-inform"
 
-// One sink from a JSON object (a config list item): keys address, type ("v2c-trap",
-// "v3-trap", "v3-inform"; default v2c-trap), community, user, auth-protocol, auth-password,
-// priv-protocol, priv-password, timeout ("1s", "500ms"), retries. Keys starting with '@' (the
-// config's "@line") are ignored; any other unknown key or bad value is an error that says what
-// to write.
-Result<TrapSink> parse_trap_sink(std::string_view json_text);
+// One sink from a map (a config list item): keys address, type ("v2c-trap", "v3-trap",
+// "v3-inform"; default v2c-trap), community, user, auth-protocol, auth-password, priv-protocol,
+// priv-password, timeout ("1s", "500ms"), retries. An unknown key or bad value is an error that
+// says what to write.
+Result<TrapSink> parse_trap_sink(const ConfigNode& node);
 
 // The checks parse_trap_sink() and the agent make: the address, the community, the v3 user.
 Status validate(const TrapSink& sink);

@@ -1,4 +1,4 @@
-#include "http_fetch.h"
+#include "ibpulse/exporters/prometheus/http_fetch.h"
 
 #include <netdb.h>
 #include <poll.h>
@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace ibpulse::cli {
+namespace ibpulse::exporters::prometheus {
 namespace {
 
 constexpr size_t kMaxResponse = 64u << 20;
@@ -161,4 +161,4 @@ Result<std::string> http_get_body(const HttpUrl& url, std::chrono::milliseconds 
   return std::string(body);
 }
 
-}  // namespace ibpulse::cli
+}  // namespace ibpulse::exporters::prometheus

@@ -1,7 +1,9 @@
 #pragma once
-// A small blocking HTTP/1.1 GET for `ibpulse top`: plain http:// only (the daemon's endpoint
-// with TLS or basic auth is not reachable from top yet), a body with Content-Length, chunked
-// or ended by the connection's close, at most 64 MiB, within a timeout.
+// A small blocking HTTP/1.1 GET, the client side of the endpoint (`ibpulse top` reads
+// /api/health with it): plain http:// only (an endpoint with TLS or basic auth is not reachable
+// with it yet; the TLS context beside the server is where that would come from), a body with
+// Content-Length, chunked or ended by the connection's close, at most 64 MiB, within a
+// timeout.
 //
 // Thread safety: pure functions (one socket per call).
 
@@ -10,7 +12,7 @@
 
 #include "ibpulse/base/result.h"
 
-namespace ibpulse::cli {
+namespace ibpulse::exporters::prometheus {
 
 struct HttpUrl {
   std::string host;  // a name, an IPv4 address, or an IPv6 address without brackets
@@ -24,4 +26,4 @@ Result<HttpUrl> parse_http_url(const std::string& url);
 // The body of a 200 answer; other statuses, refusals and timeouts are errors.
 Result<std::string> http_get_body(const HttpUrl& url, std::chrono::milliseconds timeout);
 
-}  // namespace ibpulse::cli
+}  // namespace ibpulse::exporters::prometheus

@@ -1,12 +1,13 @@
 // What `ibpulse top` draws from a health document: the congestion roots with their victims, the
 // links sorted and filtered as asked, and never more than the terminal holds.
-#include "top_view.h"
+#include "ibpulse/exporters/alerts/health_text.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
-namespace ibpulse::cli {
+namespace ibpulse::exporters::alerts {
 namespace {
 
 using nlohmann::json;
@@ -61,14 +62,24 @@ json document(size_t ok_links) {
           {"roots", roots}};
 }
 
+HealthDocument parsed(const json& document) {
+  auto doc = HealthDocument::parse(document.dump());
+  EXPECT_TRUE(doc.ok()) << doc.error();
+  return doc.ok() ? *doc : HealthDocument();
+}
+
+json arranged_json(const json& document, const HealthTextView& view) {
+  return json::parse(arrange(parsed(document), view));
+}
+
 bool has(const std::vector<std::string>& lines, const std::string& text) {
   return std::ranges::any_of(
       lines, [&](const std::string& l) { return l.find(text) != std::string::npos; });
 }
 
-TEST(TopView, RootsWithVictimsAndLinksFitAnEightyByTwentyFourTerminal) {
-  TopView view;
-  const auto lines = render_top(document(100), view);
+TEST(HealthText, RootsWithVictimsAndLinksFitAnEightyByTwentyFourTerminal) {
+  HealthTextView view;
+  const auto lines = render_health_text(parsed(document(100)), view);
   EXPECT_EQ(lines.size(), 24u);
   for (const auto& l : lines)
     EXPECT_LE(l.size(), 80u) << l;
@@ -79,28 +90,40 @@ TEST(TopView, RootsWithVictimsAndLinksFitAnEightyByTwentyFourTerminal) {
   EXPECT_TRUE(has(lines, "leaf05/2           node09/1                 3     0%    90% stuck"));
 }
 
-TEST(TopView, SortsAndFilters) {
-  TopView view;
-  view.sort = TopSort::kBer;
-  json arranged = arrange(document(3), view);
+TEST(HealthText, SortsAndFilters) {
+  HealthTextView view;
+  view.sort = HealthSort::kBer;
+  json arranged = arranged_json(document(3), view);
   EXPECT_EQ(arranged["links"][0]["a"]["node"], "node02") << "the higher BER first";
-  view.sort = TopSort::kFlaps;
-  EXPECT_EQ(arrange(document(3), view)["links"][0]["a"]["node"], "node01");
+  view.sort = HealthSort::kFlaps;
+  EXPECT_EQ(arranged_json(document(3), view)["links"][0]["a"]["node"], "node01");
   const auto leaf02 = exporters::alerts::NameFilter::compile("^leaf02$").value();
   view.filter = leaf02.get();
-  arranged = arrange(document(3), view);
+  arranged = arranged_json(document(3), view);
   ASSERT_EQ(arranged["links"].size(), 1u);
   EXPECT_EQ(arranged["links"][0]["b"]["node"], "leaf02");
   ASSERT_EQ(arranged["roots"].size(), 1u);
   EXPECT_EQ(arranged["roots"][0]["port"], 7);
 }
 
-TEST(TopView, ALongNodeNameKeepsItsEnd) {
+TEST(HealthText, ALongNodeNameKeepsItsEnd) {
   json doc = document(0);
   doc["links"][0]["a"]["node"] = "rack12-chassis3-node0042 HCA-1";
-  const auto lines = render_top(doc, TopView{});
+  const auto lines = render_health_text(parsed(doc), HealthTextView{});
   EXPECT_TRUE(has(lines, "failing  ~-node0042 HCA-1/1 leaf01/3")) << lines[5];  // 18 wide
 }
 
+// What `top` shows instead of a frame: the daemon's refusal, or that it is no ibpulse daemon.
+TEST(HealthText, ADocumentIsParsedOrSaysWhyNot) {
+  EXPECT_EQ(parsed(document(3)).links(), 5u);
+  EXPECT_EQ(HealthDocument().links(), 0u);
+  auto refused = HealthDocument::parse(R"({"error": "filter: bad regular expression"})");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error(), "filter: bad regular expression");
+  auto html = HealthDocument::parse("<html>404</html>");
+  ASSERT_FALSE(html.ok());
+  EXPECT_EQ(html.error(), "not a health document (is this an ibpulse daemon?)");
+}
+
 }  // namespace
-}  // namespace ibpulse::cli
+}  // namespace ibpulse::exporters::alerts

@@ -1,5 +1,6 @@
 // The link health (health.*) and congestion (congestion.*) configuration keys: docs/health.md
-// and docs/congestion.md say what each does.
+// and docs/congestion.md say what each does. (congestion.xmit-wait-tick sets the poller and the
+// converter: the daemon declares it.)
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,11 +10,13 @@
 #include <map>
 #include <string_view>
 
-#include "config_setters.h"
-#include "ibpulse/schema/counters.h"
+#include "ibpulse/base/config_keys.h"
+#include "ibpulse/exporters/alerts/config_keys.h"
 
-namespace ibpulse::cli {
+namespace ibpulse::exporters::alerts {
 namespace {
+
+using config::texts;
 
 // A link speed as PortInfo names it (infiniband_port_info's link_speed).
 bool is_speed_name(std::string_view s) {
@@ -32,9 +35,11 @@ Result<double> ber_value(const std::string& text) {
 }
 
 // health.ber-spec-by-speed: SPEED=BER items.
-Status set_ber_spec_by_speed(DaemonConfig& c, const std::vector<std::string>& v) {
+Status set_ber_spec_by_speed(HealthOptions& h, const ConfigNode& node) {
+  auto v = texts(node);
+  if (!v) return Error{v.error()};
   std::vector<std::pair<std::string, double>> specs;
-  for (const std::string& item : v) {
+  for (const std::string& item : *v) {
     const size_t eq = item.find('=');
     const std::string speed = item.substr(0, eq);
     if (eq == std::string::npos || !is_speed_name(speed)) {
@@ -45,14 +50,16 @@ Status set_ber_spec_by_speed(DaemonConfig& c, const std::vector<std::string>& v)
     if (!ber) return Err("'{}': {}", item, ber.error());
     specs.emplace_back(speed, *ber);
   }
-  c.health.ber_spec_by_speed = std::move(specs);
+  h.ber_spec_by_speed = std::move(specs);
   return Ok{};
 }
 
 // health.ufm-windows: SPEED=WINDOW:BER items (SPEED `*`: every speed).
-Status set_ufm_windows(DaemonConfig& c, const std::vector<std::string>& v) {
-  std::vector<exporters::alerts::UfmWindowSetting> windows;
-  for (const std::string& item : v) {
+Status set_ufm_windows(HealthOptions& h, const ConfigNode& node) {
+  auto v = texts(node);
+  if (!v) return Error{v.error()};
+  std::vector<UfmWindowSetting> windows;
+  for (const std::string& item : *v) {
     const size_t eq = item.find('=');
     const size_t colon = item.find(':', eq == std::string::npos ? 0 : eq);
     const std::string speed = item.substr(0, eq);
@@ -66,7 +73,7 @@ Status set_ufm_windows(DaemonConfig& c, const std::vector<std::string>& v) {
     if (!ber) return Err("'{}': {}", item, ber.error());
     windows.push_back({speed == "*" ? std::string() : speed, *window, *ber});
   }
-  c.health.ufm_windows = std::move(windows);
+  h.ufm_windows = std::move(windows);
   return Ok{};
 }
 
@@ -82,9 +89,11 @@ Result<std::chrono::system_clock::time_point> parse_utc(const std::string& text)
 }
 
 // health.maintenance: NODE@UNTIL items, NODE a GUID or a pattern on node names.
-Status set_maintenance(DaemonConfig& c, const std::vector<std::string>& v) {
-  std::vector<exporters::alerts::MaintenanceWindow> windows;
-  for (const std::string& item : v) {
+Status set_maintenance(HealthOptions& h, const ConfigNode& value) {
+  auto v = texts(value);
+  if (!v) return Error{v.error()};
+  std::vector<MaintenanceWindow> windows;
+  for (const std::string& item : *v) {
     const size_t at = item.rfind('@');
     if (at == std::string::npos || at == 0) {
       return Err(
@@ -93,50 +102,44 @@ Status set_maintenance(DaemonConfig& c, const std::vector<std::string>& v) {
           item);
     }
     const std::string node = item.substr(0, at);
-    if (auto valid = exporters::alerts::check_maintenance_node(node); !valid) {
+    if (auto valid = check_maintenance_node(node); !valid) {
       return Err("'{}': {}", item, valid.error());
     }
     auto until = parse_utc(item.substr(at + 1));
     if (!until) return Err("'{}': {}", item, until.error());
     windows.push_back({node, *until});
   }
-  c.health.maintenance = std::move(windows);
+  h.maintenance = std::move(windows);
   return Ok{};
 }
 
 // A share from 0 to 1 (a utilisation, a wait ratio).
 template <typename Field>
-Setter share(Field field) {
-  return real(0, 1, field);
+auto share(Field field) {
+  return config::real(0, 1, field);
 }
 
 }  // namespace
 
-std::vector<KeyDef> link_health_keys() {
+config::Keys<HealthOptions> health_keys() {
   using namespace std::chrono_literals;
   return {
       {{"health.ber-window", "Window of the BER gauges and rules", "10m"},
-       duration(IBPULSE_FIELD(health.ber_window), 1s)},
+       config::duration(IBPULSE_CONFIG_FIELD(ber_window), 1s)},
       {{"health.ber-spec",
         "BER above which a port fails: symbol errors (post-FEC on FEC links) and RS-FEC "
         "uncorrectable blocks, judged on the 95% Poisson lower bound of their count",
         "1e-12"},
-       real(1e-30, 1, IBPULSE_FIELD(health.ber_spec))},
+       config::real(1e-30, 1, IBPULSE_CONFIG_FIELD(ber_spec))},
       {{"health.ber-method",
         "poisson (the lower bound over health.ber-window), ufm (UFM-style windows: NDR 2.88 "
         "errors in 12 min, 3 in 125 min, scaled by each port's rate) or both",
         "poisson"},
-       [](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
-         if (auto one = one_value(v); !one) return one;
-         using exporters::alerts::BerMethod;
-         const std::map<std::string, BerMethod> methods = {{"poisson", BerMethod::kPoisson},
-                                                           {"ufm", BerMethod::kUfm},
-                                                           {"both", BerMethod::kBoth}};
-         const auto found = methods.find(v[0]);
-         if (found == methods.end()) return Err("expected poisson, ufm or both, got '{}'", v[0]);
-         c.health.ber_method = found->second;
-         return Ok{};
-       }},
+       config::choice(
+           std::vector<std::pair<std::string, BerMethod>>{{"poisson", BerMethod::kPoisson},
+                                                          {"ufm", BerMethod::kUfm},
+                                                          {"both", BerMethod::kBoth}},
+           IBPULSE_CONFIG_FIELD(ber_method))},
       {{"health.ber-spec-by-speed",
         "Per-speed BER specs overriding health.ber-spec (list of SPEED=BER, e.g. NDR=1e-12)", ""},
        set_ber_spec_by_speed},
@@ -146,17 +149,17 @@ std::vector<KeyDef> link_health_keys() {
         ""},
        set_ufm_windows},
       {{"health.flap-window", "Window of the link flap and error burst counts", "1m"},
-       duration(IBPULSE_FIELD(health.flap_window), 1s)},
+       config::duration(IBPULSE_CONFIG_FIELD(flap_window), 1s)},
       {{"health.flap-limit",
         "LinkDowned + LinkErrorRecovery increases in the flap window above which a port is "
         "flapping (failing)",
         "5"},
-       number(0, 1000000, IBPULSE_FIELD(health.flap_limit))},
+       config::number(0, 1000000, IBPULSE_CONFIG_FIELD(flap_limit))},
       {{"health.burst-errors",
         "Symbol, link integrity and buffer overrun errors in the flap window above which a port "
         "is at least degraded",
         "100"},
-       number(0, UINT32_MAX, IBPULSE_FIELD(health.burst_errors))},
+       config::number(0, UINT32_MAX, IBPULSE_CONFIG_FIELD(burst_errors))},
       {{"health.maintenance",
         "Links being worked on, whose alerts are withheld until a time (list of NODE@UNTIL: "
         "NODE a node GUID or a regular expression on node names, UNTIL a UTC time like "
@@ -167,42 +170,22 @@ std::vector<KeyDef> link_health_keys() {
         "After a switch lost power or rebooted (one switch_down alert), how long the alerts of "
         "its links stay withheld once it is back",
         "5m"},
-       duration(IBPULSE_FIELD(health.switch_hold), 1s)},
-      {{"congestion.xmit-wait-tick",
-        fmt::format("The period of a PortXmitWait tick, from 1ns to 1s: wait ratio = ticks x "
-                    "this / the interval. auto: each node's own, from its PortSamplesControl "
-                    "Tick (Tick + 1 byte times of one lane at the link's speed), {} ns where a "
-                    "node does not answer (see docs/congestion.md)",
-                    schema::kDefaultXmitWaitTickNs),
-        "auto"},
-       [](DaemonConfig& c, const std::vector<std::string>& v) -> Status {
-         if (auto one = one_value(v); !one) return one;
-         const bool automatic = v[0] == "auto";
-         c.poller.ask_xmit_wait_tick = automatic;
-         if (automatic) {
-           c.converter.xmit_wait_tick.reset();
-           return Ok{};
-         }
-         auto tick = parse_short_duration(v[0]);
-         if (!tick) return Error{tick.error()};
-         c.converter.xmit_wait_tick = *tick;
-         return Ok{};
-       }},
+       config::duration(IBPULSE_CONFIG_FIELD(switch_hold), 1s)},
       {{"congestion.wait-ratio",
         "Share of the time a port waits to send (PortXmitWait) from which it is congested, 0-1",
         "0.05"},
-       share(IBPULSE_FIELD(health.congestion.wait_ratio))},
+       share(IBPULSE_CONFIG_FIELD(congestion.wait_ratio))},
       {{"congestion.root-utilization",
         "Utilisation (of the link's data rate, 0-1) from which a congested port is a root: it "
         "sends at close to line rate and still waits",
         "0.9"},
-       share(IBPULSE_FIELD(health.congestion.root_utilization))},
+       share(IBPULSE_CONFIG_FIELD(congestion.root_utilization))},
       {{"congestion.victim-utilization",
         "Utilisation (0-1) below which a congested port is a victim: it waits because the port "
         "downstream is blocked",
         "0.5"},
-       share(IBPULSE_FIELD(health.congestion.victim_utilization))},
+       share(IBPULSE_CONFIG_FIELD(congestion.victim_utilization))},
   };
 }
 
-}  // namespace ibpulse::cli
+}  // namespace ibpulse::exporters::alerts

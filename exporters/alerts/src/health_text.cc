@@ -1,10 +1,11 @@
-#include "top_view.h"
+#include "ibpulse/exporters/alerts/health_text.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
-namespace ibpulse::cli {
+namespace ibpulse::exporters::alerts {
 namespace {
 
 using nlohmann::json;
@@ -35,7 +36,7 @@ uint64_t link_flaps(const json& link) {
   return flaps;
 }
 
-bool matches(const json& port, const exporters::alerts::NameFilter& filter) {
+bool matches(const json& port, const NameFilter& filter) {
   if (!port.is_object()) return false;
   return filter.search(port.value("node", std::string())) ||
          filter.search(port.value("node_guid", std::string()));
@@ -86,33 +87,7 @@ std::pair<const json*, const json*> ends(const json& link) {
   return ber_of(b) > ber_of(a) ? std::pair{&b, &a} : std::pair{&a, &b};
 }
 
-}  // namespace
-
-TopSort next_sort(TopSort sort) {
-  switch (sort) {
-    case TopSort::kState:
-      return TopSort::kBer;
-    case TopSort::kBer:
-      return TopSort::kFlaps;
-    case TopSort::kFlaps:
-      return TopSort::kState;
-  }
-  return TopSort::kState;
-}
-
-const char* sort_name(TopSort sort) {
-  switch (sort) {
-    case TopSort::kState:
-      return "state";
-    case TopSort::kBer:
-      return "ber";
-    case TopSort::kFlaps:
-      return "flaps";
-  }
-  return "state";
-}
-
-json arrange(const json& health, const TopView& view) {
+json arranged(const json& health, const HealthTextView& view) {
   json out = health;
   json links = json::array();
   for (const auto& l : health.value("links", json::array())) {
@@ -121,11 +96,11 @@ json arrange(const json& health, const TopView& view) {
   }
   const auto key = [&](const json& l) {
     switch (view.sort) {
-      case TopSort::kBer:
+      case HealthSort::kBer:
         return std::tuple(link_ber(l), state_rank(l), static_cast<double>(link_flaps(l)));
-      case TopSort::kFlaps:
+      case HealthSort::kFlaps:
         return std::tuple(static_cast<double>(link_flaps(l)), state_rank(l), link_ber(l));
-      case TopSort::kState:
+      case HealthSort::kState:
         break;
     }
     return std::tuple(static_cast<double>(state_rank(l)), 0, link_ber(l));
@@ -142,8 +117,64 @@ json arrange(const json& health, const TopView& view) {
   return out;
 }
 
-std::vector<std::string> render_top(const json& health, const TopView& view) {
-  const json shown = arrange(health, view);
+}  // namespace
+
+struct HealthDocument::Json {
+  json document = json::object();
+};
+
+HealthDocument::HealthDocument() : json_(std::make_shared<Json>()) {}
+
+Result<HealthDocument> HealthDocument::parse(std::string_view json_text) {
+  auto parsed = json::parse(json_text, nullptr, false);
+  if (parsed.is_discarded() || !parsed.is_object()) {
+    return Err("not a health document (is this an ibpulse daemon?)");
+  }
+  if (parsed.contains("error")) {
+    return Err("{}", parsed["error"].is_string() ? parsed["error"].get<std::string>() : "refused");
+  }
+  HealthDocument doc;
+  doc.json_ = std::make_shared<Json>(Json{std::move(parsed)});
+  return doc;
+}
+
+uint64_t HealthDocument::links() const {
+  const json& summary = json_->document.value("summary", json::object());
+  return summary.is_object() ? summary.value("links", uint64_t{0}) : 0;
+}
+
+HealthSort next_sort(HealthSort sort) {
+  switch (sort) {
+    case HealthSort::kState:
+      return HealthSort::kBer;
+    case HealthSort::kBer:
+      return HealthSort::kFlaps;
+    case HealthSort::kFlaps:
+      return HealthSort::kState;
+  }
+  return HealthSort::kState;
+}
+
+const char* sort_name(HealthSort sort) {
+  switch (sort) {
+    case HealthSort::kState:
+      return "state";
+    case HealthSort::kBer:
+      return "ber";
+    case HealthSort::kFlaps:
+      return "flaps";
+  }
+  return "state";
+}
+
+std::string arrange(const HealthDocument& health, const HealthTextView& view) {
+  return arranged(health.json_->document, view).dump(1);
+}
+
+std::vector<std::string> render_health_text(const HealthDocument& document,
+                                            const HealthTextView& view) {
+  const json& health = document.json_->document;
+  const json shown = arranged(health, view);
   const json summary = health.value("summary", json::object());
   std::vector<std::string> lines;
   const auto add = [&](const std::string& line) {
@@ -191,4 +222,4 @@ std::vector<std::string> render_top(const json& health, const TopView& view) {
   return lines;
 }
 
-}  // namespace ibpulse::cli
+}  // namespace ibpulse::exporters::alerts

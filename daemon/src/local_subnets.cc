@@ -1,11 +1,11 @@
-#include "local_subnets.h"
-
+// fabric.ports: which local ports the daemon polls through, grouped by subnet.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include "ibpulse/collector/discovery.h"
+#include "ibpulse/daemon/config.h"
 
-namespace ibpulse::cli {
+namespace ibpulse::daemon {
 namespace {
 
 std::string name_of(const collector::LocalPort& p) {
@@ -21,14 +21,7 @@ std::string port_list(const std::vector<collector::LocalPortInfo>& ports) {
 
 }  // namespace
 
-size_t LocalSubnets::port_count() const {
-  size_t n = 0;
-  for (const auto& group : ports)
-    n += std::max<size_t>(group.size(), 1);  // a group without ports is the default port
-  return n;
-}
-
-Result<LocalSubnets> choose_local_subnets(const DaemonConfig& config) {
+Result<LocalSubnets> local_subnets(const DaemonConfig& config) {
   LocalSubnets out;
   if (config.local_ports.empty() && !config.all_local_ports) {
     // The one port libibumad picks for fabric.ca/fabric.ca-port ("" and 0: the first active).
@@ -69,4 +62,4 @@ Result<LocalSubnets> choose_local_subnets(const DaemonConfig& config) {
   return out;
 }
 
-}  // namespace ibpulse::cli
+}  // namespace ibpulse::daemon
