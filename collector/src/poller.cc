@@ -17,6 +17,8 @@
 #include "node_capabilities.h"
 #include "port_info.h"
 #include "read_plan.h"
+#include "sampling_driver.h"
+#include "slot_pool.h"
 #include "sweep_accounting.h"
 #include "tick_asks.h"
 
@@ -54,13 +56,6 @@ constexpr unsigned kBacklogWindows = 16;
 // reads a port a run is 8 limits of requests, and the backlog then spans twice the
 // window / per-node nodes the window needs.
 constexpr unsigned kNodeRunLimits = kBacklogWindows / 4;
-
-// A port sampled on the operator's request, and its sample in progress.
-struct SampledPort {
-  PortKey port;
-  std::optional<SampleSession> session;
-  std::chrono::steady_clock::time_point next_start{};
-};
 
 PollerBackend with_defaults(PollerBackend b) {
   if (!b.open_engine) b.open_engine = &MadEngine::open;
@@ -111,7 +106,7 @@ struct Poller::State {
   Clock::time_point last_discovery{};
   bool last_run_consulted = false;  // the first discovery looked for the last run's topology
 
-  std::vector<SampledPort> sampled;
+  SamplingDriver sampling;
   uint64_t local_samples = 0;
   uint64_t local_drops = 0;
   uint64_t local_late = 0;
@@ -122,15 +117,13 @@ struct Poller::State {
   bool smp_unavailable = false;  // enabling the SMP class failed
   Clock::time_point last_publish{};
   std::atomic<bool> pending_work{false};  // set with pending_options / rediscover_requested
-  std::vector<ItemState> items;
-  std::vector<uint32_t> free_items;
+  SlotPool<ItemState> items;
 
   ClearRing* clears = nullptr;  // requests from the converter, or none
   std::map<std::pair<PortKey, Attribute>, uint64_t> pending_clears;  // -> fields
   uint64_t local_clears_sent = 0;
 
-  std::vector<Context> contexts;
-  std::vector<uint64_t> free_contexts;
+  SlotPool<Context, uint64_t> contexts;  // what each MAD in flight is for: its cookie
 
   SweepAccounting sweeps;  // the counters sweep in progress
 
@@ -164,16 +157,7 @@ struct Poller::State {
     if (events.warning) events.warning(text);
   }
 
-  uint64_t new_context(const Context& c) {
-    if (!free_contexts.empty()) {
-      const uint64_t id = free_contexts.back();
-      free_contexts.pop_back();
-      contexts[id] = c;
-      return id;
-    }
-    contexts.push_back(c);
-    return contexts.size() - 1;
-  }
+  uint64_t new_context(const Context& c) { return contexts.add(c); }
 
   bool discover(Clock::time_point now) {
     DiscoveryOptions how = options.discovery;
@@ -490,16 +474,7 @@ struct Poller::State {
            plans[static_cast<size_t>(port - topology.ports.data())].reads(attribute);
   }
 
-  uint32_t new_item(const Scheduler::Item& item) {
-    if (!free_items.empty()) {
-      const uint32_t id = free_items.back();
-      free_items.pop_back();
-      items[id] = ItemState{item, 0};
-      return id;
-    }
-    items.push_back(ItemState{item, 0});
-    return static_cast<uint32_t>(items.size() - 1);
-  }
+  uint32_t new_item(const Scheduler::Item& item) { return items.add(ItemState{item, 0}); }
 
   void enable_smp() {
     if (options.intervals.port_info.count() == 0) return;
@@ -663,13 +638,12 @@ struct Poller::State {
   }
 
   void on_done(const MadCompletion& c) {
-    const Context ctx = contexts[c.cookie];
-    free_contexts.push_back(c.cookie);
+    const Context ctx = contexts.take(c.cookie);
     if (ctx.item == kSamplerItem) return sample_reply(ctx, c);
     if (ctx.item == kClearItem) return clear_reply(ctx, c);
     if (ctx.item == kTickItem) return tick_reply(ctx, c);
     if (--items[ctx.item].pending == 0) {
-      free_items.push_back(ctx.item);
+      items.free(ctx.item);
       item_done(items[ctx.item].item);
     }
     if (ctx.group == Group::kPortInfo) return port_info_reply(ctx, c);
@@ -695,86 +669,20 @@ struct Poller::State {
     if (ctx.primary) finish_sweep_item(ctx, c.failure);
   }
 
-  void reset_sampling() {
-    sampled.clear();
-    for (const PortKey& p : options.sampling.ports)
-      sampled.push_back(SampledPort{p, std::nullopt, {}});
-  }
-
   // Starts due samples and sends what the running ones need; returns when next to look.
   Clock::time_point drive_sampling(Clock::time_point now) {
-    auto wake = Clock::time_point::max();
-    for (uint32_t i = 0; i < sampled.size(); ++i) {
-      SampledPort& sp = sampled[i];
-      if (!sp.session) {
-        if (now < sp.next_start) {
-          wake = std::min(wake, sp.next_start);
-          continue;
-        }
-        const Port* port = topology.find_port(sp.port);
-        if (port == nullptr || port->lid == 0) {
-          sp.next_start = now + options.sampling.every;  // not in the fabric (now): try later
-          continue;
-        }
-        SampleRequest r;
-        r.lid = port->lid;
-        r.port = sp.port.port;
-        r.selects = options.sampling.selects;
-        r.interval = options.sampling.interval;
-        r.take_over = options.sampling.take_over;
-        r.timeout = std::max(options.sampling.every, std::chrono::milliseconds(10000));
-        sp.session.emplace(std::move(r), now);
-      }
-      if (auto request = sp.session->next(now)) {
-        const auto found = node_index.find(sp.port.node_guid);
-        request->node = found != node_index.end() ? found->second : 0;
-        request->cookie = new_context(Context{sp.port, static_cast<Attribute>(request->attribute),
-                                              Group::kDetails, 0, kSamplerItem, i});
-        engine->submit(*request);
-      } else if (sp.session->finished()) {
-        finish_sample(sp, now);
-      } else {
-        wake = std::min(wake, sp.session->wake_at());
-      }
-    }
-    return wake;
+    return sampling.drive(
+        now, topology,
+        [this](uint32_t index, PortKey port, MadRequest& request) {
+          send_sample_mad(index, port, request);
+        },
+        [this](PortKey port, const SampleResult& result, const SampleRequest& request,
+               Clock::time_point when) { sample_ended(port, result, request, when); });
   }
 
   RawSample to_sample(const Context& ctx, const MadCompletion& c) const {
-    RawSample s;
-    s.port = ctx.port;
-    s.subnet = options.subnet;
-    s.attribute = ctx.attribute;
-    s.received = c.received;
-    s.failure = c.failure;
-    s.mad_status = c.mad_status;
-    s.cleared = ctx.cleared;
-    if (c.failure == MadFailure::kNone) {
-      decode_fields(ctx.attribute, layout(ctx), c.data, s);
-      s.advertised = advertised(ctx);
-      if (ctx.attribute == Attribute::kPortCounters && ctx.index < plans.size())
-        s.superseded = plans[ctx.index].counters_superseded;
-      if (ctx.attribute == Attribute::kPortCounters && ctx.index < plans.size())
-        s.narrow_fallback = plans[ctx.index].narrow_fallback;
-    }
-    return s;
-  }
-
-  uint64_t advertised(const Context& ctx) const {
-    if (ctx.index < plans.size()) {
-      if (ctx.attribute == Attribute::kPortCounters) return plans[ctx.index].counters_advertised;
-      if (ctx.attribute == Attribute::kPortCountersExtended)
-        return plans[ctx.index].extended_advertised;
-    }
-    // The rest need no capability bit.
-    return advertised_fields(ctx.attribute, nullptr, layout(ctx));
-  }
-
-  schema::Layout layout(const Context& ctx) const {
-    if (ctx.attribute != Attribute::kPortExtendedSpeedsCounters || ctx.index >= plans.size()) {
-      return schema::Layout::kStandard;
-    }
-    return plans[ctx.index].ext_speeds_layout;
+    return annotated_sample(ctx.index < plans.size() ? &plans[ctx.index] : nullptr, ctx.port,
+                            ctx.attribute, options.subnet, c, ctx.cleared);
   }
 
   // A clear goes out right after a read of the same attribute: the counts in between, which
@@ -841,36 +749,28 @@ struct Poller::State {
     if (!ring.push(s)) ++local_drops;
   }
 
-  void sample_reply(const Context& ctx, const MadCompletion& c) {
-    if (ctx.index >= sampled.size() || !sampled[ctx.index].session) return;  // reconfigured
-    SampledPort& sp = sampled[ctx.index];
-    sp.session->on_reply(c, c.received);
-    if (sp.session->finished()) finish_sample(sp, c.received);
+  void send_sample_mad(uint32_t index, PortKey port, MadRequest& request) {
+    const auto found = node_index.find(port.node_guid);
+    request.node = found != node_index.end() ? found->second : 0;
+    request.cookie = new_context(Context{port, static_cast<Attribute>(request.attribute),
+                                         Group::kDetails, 0, kSamplerItem, index});
+    engine->submit(request);
   }
 
-  void finish_sample(SampledPort& sp, Clock::time_point now) {
-    const SampleResult& result = sp.session->result();
+  void sample_reply(const Context& ctx, const MadCompletion& c) {
+    sampling.on_reply(
+        ctx.index, c,
+        [this](PortKey port, const SampleResult& result, const SampleRequest& request,
+               Clock::time_point when) { sample_ended(port, result, request, when); });
+  }
+
+  void sample_ended(PortKey port, const SampleResult& result, const SampleRequest& request,
+                    Clock::time_point now) {
     if (result.outcome == SampleOutcome::kDone) {
-      RawSample s;
-      s.port = sp.port;
-      s.subnet = options.subnet;
-      s.attribute =
-          result.extended ? Attribute::kPortSamplesResultExtended : Attribute::kPortSamplesResult;
-      s.received = now;
-      // A sample has at most 15 counters (run_sample and the config check it); bounded anyway.
-      const size_t n = std::min(
-          {result.counters.size(), s.selects.size(), sp.session->request().selects.size()});
-      std::copy_n(result.counters.begin(), n, s.values.begin());
-      std::copy_n(sp.session->request().selects.begin(), n, s.selects.begin());
-      s.field_count = static_cast<uint8_t>(n);
-      s.advertised = (uint64_t{1} << n) - 1;
-      s.sampled_for = result.ran_for;
       ++local_samples;
-      if (!ring.push(s)) ++local_drops;
+      if (!ring.push(sample_reading(port, options.subnet, result, request, now))) ++local_drops;
     }
-    if (events.sampled) events.sampled(sp.port, result, sp.session->request());
-    sp.session.reset();
-    sp.next_start = now + options.sampling.every;
+    if (events.sampled) events.sampled(port, result, request);
   }
 
   void publish() {
@@ -921,7 +821,7 @@ struct Poller::State {
       name_cache_file();
       follow_missing_limit();
       scheduler.set_intervals(options.intervals);
-      reset_sampling();
+      sampling.reset(options.sampling);
       rediscover = true;
     }
     // A requested rediscovery waits at least 5 s after the last one: a flapping link must not
@@ -952,7 +852,7 @@ struct Poller::State {
     ask_ticks();
     auto wake = std::min(next_discovery, now + 100ms);
     if (auto due = scheduler.next_due()) wake = std::min(wake, *due);
-    if (!sampled.empty()) wake = std::min(wake, drive_sampling(now));
+    if (!sampling.empty()) wake = std::min(wake, drive_sampling(now));
     auto wait = std::chrono::ceil<std::chrono::milliseconds>(
         wake - now);  // never 0 for a wait: no spinning
     if (backend.turn_limit.count() > 0) wait = std::min(wait, backend.turn_limit);
@@ -992,7 +892,7 @@ Status Poller::start() {
   s.engine = std::move(*engine);
   if (!s.discover(s.backend.now())) return Err("the first discovery failed; see the log");
   s.enable_smp();
-  s.reset_sampling();
+  s.sampling.reset(s.options.sampling);
   return Ok{};
 }
 

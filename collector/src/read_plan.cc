@@ -70,4 +70,33 @@ PortPlan awaiting_capabilities(uint32_t node) {
   return plan;
 }
 
+RawSample annotated_sample(const PortPlan* plan, PortKey port, schema::Attribute attribute,
+                           uint8_t subnet, const MadCompletion& reply, uint64_t cleared) {
+  using schema::Attribute;
+  RawSample s;
+  s.port = port;
+  s.subnet = subnet;
+  s.attribute = attribute;
+  s.received = reply.received;
+  s.failure = reply.failure;
+  s.mad_status = reply.mad_status;
+  s.cleared = cleared;
+  if (reply.failure != MadFailure::kNone) return s;
+  const schema::Layout layout =
+      plan != nullptr && attribute == Attribute::kPortExtendedSpeedsCounters
+          ? plan->ext_speeds_layout
+          : schema::Layout::kStandard;
+  decode_fields(attribute, layout, reply.data, s);
+  if (plan != nullptr && attribute == Attribute::kPortCounters) {
+    s.advertised = plan->counters_advertised;
+    s.superseded = plan->counters_superseded;
+    s.narrow_fallback = plan->narrow_fallback;
+  } else if (plan != nullptr && attribute == Attribute::kPortCountersExtended) {
+    s.advertised = plan->extended_advertised;
+  } else {
+    s.advertised = advertised_fields(attribute, nullptr, layout);  // no capability bit needed
+  }
+  return s;
+}
+
 }  // namespace ibpulse::collector

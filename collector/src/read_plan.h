@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <set>
 
+#include "ibpulse/collector/mad_engine.h"
 #include "ibpulse/collector/pma.h"
 #include "ibpulse/collector/scheduler.h"
 #include "ibpulse/collector/topology.h"
@@ -68,5 +69,14 @@ PortPlan plan_port(const Port& port, uint32_t node, const PmaCapabilities* caps,
 
 // The plan of a port whose node's capabilities are still being asked for: no reads.
 PortPlan awaiting_capabilities(uint32_t node);
+
+// One read of `attribute` on `port` as the converter takes it, annotated from the port's plan:
+// the raw values decoded in the plan's layout, the fields its node advertises, the PortCounters
+// fields the 64-bit copy supersedes, and whether PortCounters stands in for that copy
+// (narrow_fallback). A failed read carries its failure only. `plan` null: no plan covers it
+// (the standard layout, the fields the attribute always has). `cleared`: the fields a Set
+// cleared, when this is its answer.
+RawSample annotated_sample(const PortPlan* plan, PortKey port, schema::Attribute attribute,
+                           uint8_t subnet, const MadCompletion& reply, uint64_t cleared = 0);
 
 }  // namespace ibpulse::collector
