@@ -11,63 +11,16 @@
 #include <vector>
 
 #include "mad_codec.h"
+#include "mad_engine_parts.h"
 #include "umad_port.h"
 
 namespace ibpulse::collector {
 namespace {
 
-using Clock = UmadPort::Clock;
 constexpr int kPerformanceClass = 0x04;
 constexpr int kSubnetLidClass = 0x01;
-constexpr unsigned kMaxBackoffShift = 3;  // a retry waits at most 8 x the first timeout
 
-// Requests live in a pool, packed (mad_codec.h), and travel by index: queues and flights stay
-// small and nothing of 200+ bytes is copied or allocated per MAD.
-using PendingId = uint32_t;
-constexpr PendingId kNoPending = ~PendingId{0};
-
-struct Pending {
-  PackedRequest request;
-  unsigned attempts = 0;
-  PendingId next = kNoPending;  // the next request queued for the same node
-};
-static_assert(sizeof(Pending) <= 72, "the pool's requests stay small (mad_codec.h)");
-
-// A node's queued requests, in order, linked through the pool: a std::deque per node kept a
-// 512-byte block for each of them (7.6 MB on a fabric of 13,000 nodes).
-struct NodeQueue {
-  PendingId head = kNoPending, tail = kNoPending;
-  bool empty() const { return head == kNoPending; }
-};
-
-struct Flight {
-  PendingId pending = 0;
-  Clock::time_point deadline;
-  uint32_t tid = 0;
-  bool used = false;
-};
-
-constexpr unsigned kSlotBits = 13;  // windows up to 8192
-constexpr uint32_t kSlotMask = (1u << kSlotBits) - 1;
-
-// A node with requests it may send, keyed by the order of its oldest one.
-struct ReadyNode {
-  uint64_t order;
-  uint32_t node;
-  bool operator>(const ReadyNode& o) const { return order > o.order; }
-};
-
-struct Timer {
-  Clock::time_point deadline;
-  uint32_t tid;
-};
-
-// An attempt's timeout depends only on its backoff level, and the clock only goes forward:
-// timers started at one level end in the order they started, so a FIFO per level is a
-// timer queue with O(1) start and expiry. (A heap of every flight's timer, answered ones
-// included until their deadline, was a third of the engine's own samples in perf at 190,000
-// MADs/s.)
-constexpr unsigned kBackoffLevels = kMaxBackoffShift + 1;
+using namespace engine_detail;  // NOLINT(google-build-using-namespace): the engine's own parts
 
 class UmadEngine final : public MadEngine {
  public:
@@ -416,24 +369,6 @@ class UmadEngine final : public MadEngine {
 };
 
 }  // namespace
-
-std::string_view to_string(MadFailure failure) {
-  switch (failure) {
-    case MadFailure::kNone:
-      return "none";
-    case MadFailure::kTimeout:
-      return "timeout";
-    case MadFailure::kUnreachable:
-      return "unreachable";
-    case MadFailure::kStatus:
-      return "status";
-    case MadFailure::kRedirect:
-      return "redirect";
-    case MadFailure::kSendError:
-      return "send_error";
-  }
-  return "unknown";
-}
 
 Result<std::unique_ptr<MadEngine>> make_mad_engine(std::unique_ptr<UmadPort> port,
                                                    const MadEngineOptions& options) {

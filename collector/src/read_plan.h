@@ -17,8 +17,8 @@
 
 #include "ibpulse/collector/mad_engine.h"
 #include "ibpulse/collector/pma.h"
-#include "ibpulse/collector/scheduler.h"
 #include "ibpulse/collector/topology.h"
+#include "scheduler.h"
 
 namespace ibpulse::collector {
 

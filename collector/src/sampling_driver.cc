@@ -54,7 +54,7 @@ void SamplingDriver::on_reply(uint32_t index, const MadCompletion& reply, const 
   if (sp.session->finished()) end(sp, reply.received, ended);
 }
 
-void SamplingDriver::end(SampledPort& sp, Clock::time_point now, const Ended& ended) {
+void SamplingDriver::end(SampledPort& sp, Clock::time_point now, const Ended& ended) const {
   ended(sp.port, sp.session->result(), sp.session->request(), now);
   sp.session.reset();
   sp.next_start = now + options_.every;

@@ -43,7 +43,7 @@ class SamplingDriver {
     std::optional<SampleSession> session;
     Clock::time_point next_start{};
   };
-  void end(SampledPort& sp, Clock::time_point now, const Ended& ended);
+  void end(SampledPort& sp, Clock::time_point now, const Ended& ended) const;
 
   SamplingOptions options_;
   std::vector<SampledPort> ports_;

@@ -1,4 +1,4 @@
-#include "ibpulse/collector/scheduler.h"
+#include "scheduler.h"
 
 #include <algorithm>
 #include <map>

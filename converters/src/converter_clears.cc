@@ -8,6 +8,14 @@ namespace ibpulse::converters {
 using collector::RawSample;
 using schema::Attribute;
 
+namespace {
+
+double seconds(Clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+}  // namespace
+
 bool Converter::maybe_ask_clear(const RawSample& s) {
   if (options_.clear_policy != ClearPolicy::kThreshold || clears_ == nullptr) return false;
   if (s.attribute == Attribute::kPortCountersExtended) return false;  // 64-bit: never latches
@@ -52,6 +60,20 @@ void Converter::release_clears(const std::vector<collector::ClearRequest>& clear
     if (clears_ != nullptr && clears_->push(r)) continue;
     ++stats_.clear_requests_dropped;
     clears_asked_.erase(clear_key(r.port, r.attribute));  // asked again at its next reading
+  }
+}
+
+void Converter::note_clear_window(PortState& p, const RawSample& s, Clock::duration dt) {
+  // The counts between our last read and the clear are lost: report the time and, from the
+  // current rate, an upper bound. A clear's answer dated before the last reading (samples of
+  // several pollers arrive out of time order) spans no time: a negative bound would wrap.
+  if (dt <= Clock::duration::zero()) return;
+  stats_.clear_window_seconds += seconds(dt);
+  const auto sinks = schema::sinks_of(s.attribute, s.layout);
+  for (size_t i = 0; i < sinks.size(); ++i) {
+    if ((s.cleared >> i & 1) == 0 || sinks[i].counter >= schema::kCoreCounterCount) continue;
+    stats_.clear_window_lost_max +=
+        static_cast<uint64_t>(static_cast<double>(p.rates[sinks[i].counter]) * seconds(dt) + 0.999);
   }
 }
 

@@ -515,7 +515,9 @@ TEST(Snmp, AgentXSubagentServesTheFabricInItsOwnContextOnly) {
   EXPECT_EQ(fabric_rows.size(), 24u) << snmpd.log() << d.log();
   EXPECT_EQ(fabric_rows.count("Switch2/1"), 1u);
   EXPECT_TRUE(if_indexes(snmpd.port(), "host").empty()) << "the default context is the host's";
-  const auto node = if_indexes(snmpd.port(), "sw2");
+  // Node contexts are registered with the master apart from the fabric's: wait for them too.
+  std::map<std::string, std::string> node;
+  eventually([&] { return (node = if_indexes(snmpd.port(), "sw2")).size() >= 8; }, 10s);
   ASSERT_EQ(node.size(), 8u) << snmpd.log();
   EXPECT_EQ(node.at("Switch2/3"), "3");
   EXPECT_EQ(d.log().find("Unknown token"), std::string::npos) << d.log();

@@ -1,6 +1,6 @@
 // The scheduler without a fabric: spreading, re-arming on completion, lateness, topology
 // changes that keep the schedule of ports that stayed.
-#include "ibpulse/collector/scheduler.h"
+#include "scheduler.h"
 
 #include <gtest/gtest.h>
 

@@ -53,6 +53,10 @@ struct Step {
   std::vector<Decision>& out;
 };
 
+// An event about port `p` (of `node`, when known) at `wall`: what every alert starts from.
+AlertEvent port_event(EventKind kind, const converters::PortSnapshot& p,
+                      const collector::Node* node, std::chrono::system_clock::time_point wall);
+
 struct ThresholdEngine::Impl {
   explicit Impl(const EngineOptions& o) : options(o), storm(o) {}
 

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "access_config.h"
+#include "agent_impl.h"
 #include "engine_id.h"
 #include "fast_path.h"
 #include "ibpulse/base/thread_name.h"
@@ -35,367 +36,229 @@ constexpr const char* kAppName = "ibpulse";
 // snmp_shutdown() frees client arguments it still holds (clear_callback).
 std::atomic<SnmpAgent::Impl*> g_logging_agent{nullptr};
 
-// The subtrees registered in every context.
-std::vector<Oid> served_subtrees() {
-  Oid ib_objects = kIbIfMib;
-  ib_objects.push_back(1);
-  return {{1, 3, 6, 1, 2, 1, 1},
-          {1, 3, 6, 1, 2, 1, 2},
-          {1, 3, 6, 1, 2, 1, 31, 1, 1},
-          ib_objects,
-          kIbpulsePorts};
-}
-
 }  // namespace
 
-struct SnmpAgent::Impl {
-  AgentOptions options;
-  const converters::SnapshotStore* snapshots = nullptr;
-  const alerts::HealthStore* healths = nullptr;  // none: ibpulseLinkHealthTable is empty
-  detail::HandlerState state;
-  detail::FastPath fast_path;               // master agent only
-  std::vector<netsnmp_session*> listening;  // master agent only; net-snmp owns them
-  std::unique_ptr<detail::ContextCommunities> communities;
-  // Registrations per context name ("" first); net-snmp owns them once registered.
-  std::map<std::string, std::vector<netsnmp_handler_registration*>> registered;
-  std::shared_ptr<const converters::FabricSnapshot> seen;
-  std::shared_ptr<const alerts::HealthSnapshot> seen_health;
-  MibView::Clock::time_point started = MibView::Clock::now();
-  std::atomic<bool> stop{false};
-  std::atomic<uint64_t> views{0};
-  std::atomic<size_t> contexts{0};
-  uint16_t port = 0;
-  std::thread thread;
-  std::filesystem::path temporary_dir;  // the state directory when none was given
-  std::string engine_hex;               // "0x...", set by init()
-  // Notifications: events from any thread to the agent thread, which a pipe wakes.
-  std::unique_ptr<alerts::EventQueue> events;
-  std::unique_ptr<detail::Notifier> notifier;
-  std::array<int, 2> wake = {-1, -1};
+Status SnmpAgent::Impl::make_wake_pipe() {
+  if (pipe2(wake.data(), O_NONBLOCK | O_CLOEXEC) != 0)
+    return Err("cannot create the SNMP agent's wake-up pipe: {}", std::strerror(errno));
+  return Ok{};
+}
 
-  bool link_traps_on() const { return options.link_up_down_traps && !options.trap_sinks.empty(); }
-
-  Status make_wake_pipe() {
-    if (pipe2(wake.data(), O_NONBLOCK | O_CLOEXEC) != 0)
-      return Err("cannot create the SNMP agent's wake-up pipe: {}", std::strerror(errno));
-    return Ok{};
+void SnmpAgent::Impl::close_wake_pipe() {
+  for (int& fd : wake) {
+    if (fd >= 0) close(fd);
+    fd = -1;
   }
+}
 
-  void close_wake_pipe() {
-    for (int& fd : wake) {
-      if (fd >= 0) close(fd);
-      fd = -1;
-    }
+// NOLINTNEXTLINE(readability-make-member-function-const): drains the queue and notifier it owns
+void SnmpAgent::Impl::deliver() {
+  for (const alerts::AlertEvent& event : events->take_all()) {
+    const auto ticks =
+        std::chrono::duration_cast<std::chrono::milliseconds>(MibView::Clock::now() - started)
+            .count() /
+        10;
+    notifier->send(std::make_shared<const std::vector<VarBind>>(
+        detail::notification_varbinds(event, static_cast<uint64_t>(ticks))));
   }
+  notifier->pump(detail::Notifier::Clock::now());
+}
 
-  // Agent thread: every queued event to every sink, then whatever waits for its turn.
-  // NOLINTNEXTLINE(readability-make-member-function-const): drains the queue and notifier it owns
-  void deliver() {
-    for (const alerts::AlertEvent& event : events->take_all()) {
-      const auto ticks =
-          std::chrono::duration_cast<std::chrono::milliseconds>(MibView::Clock::now() - started)
-              .count() /
-          10;
-      notifier->send(std::make_shared<const std::vector<VarBind>>(
-          detail::notification_varbinds(event, static_cast<uint64_t>(ticks))));
-    }
-    notifier->pump(detail::Notifier::Clock::now());
+SnmpAgent::NotificationStats SnmpAgent::Impl::totals() const {
+  SnmpAgent::NotificationStats t;
+  for (size_t i = 0; i < notifier->size(); ++i) {
+    const detail::SinkCounters& c = notifier->counters(i);
+    t.sent += c.sent.load();
+    t.acknowledged += c.acknowledged.load();
+    t.retried += c.retried.load();
+    t.failed += c.failed.load();
+    t.dropped += c.dropped.load();
   }
+  t.dropped += events->dropped();
+  return t;
+}
 
-  SnmpAgent::NotificationStats totals() const {
-    SnmpAgent::NotificationStats t;
-    for (size_t i = 0; i < notifier->size(); ++i) {
-      const detail::SinkCounters& c = notifier->counters(i);
-      t.sent += c.sent.load();
-      t.acknowledged += c.acknowledged.load();
-      t.retried += c.retried.load();
-      t.failed += c.failed.load();
-      t.dropped += c.dropped.load();
-    }
-    t.dropped += events->dropped();
-    return t;
+Status SnmpAgent::Impl::make_temporary_state_dir() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "ibpulse-snmp-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr)
+    return Err("cannot create a temporary SNMP state directory: {}", std::strerror(errno));
+  temporary_dir = pattern;
+  options.state_dir = pattern;
+  return Ok{};
+}
+
+void SnmpAgent::Impl::remove_temporary_state_dir() const {
+  std::error_code ignored;
+  if (!temporary_dir.empty()) std::filesystem::remove_all(temporary_dir, ignored);
+}
+
+int SnmpAgent::Impl::log_callback(int /*major*/, int /*minor*/, void* server_arg,
+                                  void* /*client_arg*/) {
+  Impl* self = g_logging_agent.load();
+  if (self == nullptr) return 0;
+  const auto* message = static_cast<const snmp_log_message*>(server_arg);
+  if (message == nullptr || message->msg == nullptr) return 0;
+  std::string_view text = message->msg;
+  while (!text.empty() && text.back() == '\n')
+    text.remove_suffix(1);
+  // Said by net-snmp with advice for snmpd users; the daemon says it in its own words.
+  if (text.find("no access control information configured") != std::string_view::npos) return 0;
+  // net-snmp 5.9 cannot read back the oldEngineID it persisted (an off-by-one); the engineID
+  // comes from our own file (engine_id.h), so the complaint says nothing.
+  if (text.starts_with("buffer too small to read octet string")) return 0;
+  // AgentX 263 is duplicateRegistration: net-snmp registers our subtrees once more when the
+  // session to the master opens, after we registered them; the first registration stands.
+  if (text.starts_with("registering pdu failed: 263")) return 0;
+  if (self->options.log && message->priority <= LOG_WARNING)
+    self->options.log(message->priority, text);
+  return 0;
+}
+
+void SnmpAgent::Impl::set_engine_boots(uint32_t boots) {
+  std::string previous = std::to_string(boots - 1);
+  engineBoots_conf("engineBoots", previous.data());  // sets previous + 1
+  std::array<u_char, 64> id{};
+  const size_t length = snmpv3_get_engineID(id.data(), id.size());
+  set_enginetime(id.data(), static_cast<u_int>(length), boots,
+                 static_cast<u_int>(snmpv3_local_snmpEngineTime()), TRUE);
+}
+
+Status SnmpAgent::Impl::init(const detail::Transport& transport) {
+  snmp_disable_log();
+  snmp_enable_calllog();
+  g_logging_agent.store(this);
+  snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_LOGGING, &Impl::log_callback,
+                         nullptr);
+  const bool subagent = !options.agentx.empty();
+  netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_ROLE, subagent ? 1 : 0);
+  // net-snmp logs "Connection from UDP: [address]:port" for every request it lets through
+  // TCP wrappers: a formatted message per packet (a tenth of the agent's time on a walk,
+  // measured), which our log drops anyway. Refusals are still logged.
+  netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_DONT_LOG_TCPWRAPPERS_CONNECTS,
+                         1);
+  if (subagent) {
+    netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_X_SOCKET,
+                          transport.spec().c_str());
+    // Reconnect soon after the master restarts (snmpd drops a subagent's subtrees meanwhile).
+    netsnmp_ds_set_int(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_AGENTX_PING_INTERVAL, 5);
+    state.fabric_context = options.agentx_context;
+  } else {
+    netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_PORTS,
+                          transport.spec().c_str());
   }
-
-  // v1/v2c only: net-snmp still wants somewhere to write, but nothing there must survive.
-  Status make_temporary_state_dir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "ibpulse-snmp-XXXXXX").string();
-    if (mkdtemp(pattern.data()) == nullptr)
-      return Err("cannot create a temporary SNMP state directory: {}", std::strerror(errno));
-    temporary_dir = pattern;
-    options.state_dir = pattern;
-    return Ok{};
+  // Our own directory for everything: no /etc/snmp file changes what the agent does.
+  netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_PERSISTENT_DIR,
+                        options.state_dir.c_str());
+  netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_CONFIGURATION_DIR,
+                        options.state_dir.c_str());
+  // Nothing of net-snmp's own persistence: the users it would store (with their keys) would
+  // outlive a changed password or a user removed from the config, and the engineID and boots
+  // it would store do not survive reading back in 5.9 (engine_id.h keeps ours). An old
+  // file may still hold keys: it goes.
+  netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_LOAD, 1);
+  netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_SAVE, 1);
+  std::error_code ignored;
+  std::filesystem::remove(std::filesystem::path(options.state_dir) / "ibpulse.conf", ignored);
+  // The agent needs no MIB files (it answers by OID): load none, and say nothing about the
+  // IETF modules Debian does not ship.
+  std::string no_mibs = "mibs :";
+  netsnmp_config_remember(no_mibs.data());
+  Result<std::string> engine_id = detail::load_or_create_engine_id(options.state_dir);
+  if (!engine_id.ok()) return Error{engine_id.error()};
+  engine_hex = *engine_id;
+  std::string exact_id = "exactEngineID " + *engine_id;
+  netsnmp_config_remember(exact_id.data());
+  // No SMUX: init_agent() would otherwise listen on TCP port 199 (on every address, when it
+  // may bind it: as root) for SMUX peers ibpulse never serves.
+  static char no_smux[] = "-smux";
+  add_to_init_list(no_smux);
+  init_agent(kAppName);
+  init_vacm_vars();
+  if (!subagent) {  // the master serves its own engine's objects
+    init_snmpEngine();
+    init_snmpMPDStats();
+    init_usmStats();
   }
-
-  void remove_temporary_state_dir() const {
-    std::error_code ignored;
-    if (!temporary_dir.empty()) std::filesystem::remove_all(temporary_dir, ignored);
+  // A subagent has no access control of its own: the master's applies.
+  for (const std::string& line :
+       subagent ? std::vector<std::string>() : detail::access_lines(options)) {
+    std::string copy = line;
+    netsnmp_config_remember(copy.data());
   }
-
-  static int log_callback(int /*major*/, int /*minor*/, void* server_arg, void* /*client_arg*/) {
-    Impl* self = g_logging_agent.load();
-    if (self == nullptr) return 0;
-    const auto* message = static_cast<const snmp_log_message*>(server_arg);
-    if (message == nullptr || message->msg == nullptr) return 0;
-    std::string_view text = message->msg;
-    while (!text.empty() && text.back() == '\n')
-      text.remove_suffix(1);
-    // Said by net-snmp with advice for snmpd users; the daemon says it in its own words.
-    if (text.find("no access control information configured") != std::string_view::npos) return 0;
-    // net-snmp 5.9 cannot read back the oldEngineID it persisted (an off-by-one); the engineID
-    // comes from our own file (engine_id.h), so the complaint says nothing.
-    if (text.starts_with("buffer too small to read octet string")) return 0;
-    // AgentX 263 is duplicateRegistration: net-snmp registers our subtrees once more when the
-    // session to the master opens, after we registered them; the first registration stands.
-    if (text.starts_with("registering pdu failed: 263")) return 0;
-    if (self->options.log && message->priority <= LOG_WARNING)
-      self->options.log(message->priority, text);
-    return 0;
-  }
-
-  // After init_snmp(), which left net-snmp's boots at 1 (see engine_id.h): its own setter, then
-  // the timing cache USM checks incoming messages against.
-  static void set_engine_boots(uint32_t boots) {
-    std::string previous = std::to_string(boots - 1);
-    engineBoots_conf("engineBoots", previous.data());  // sets previous + 1
-    std::array<u_char, 64> id{};
-    const size_t length = snmpv3_get_engineID(id.data(), id.size());
-    set_enginetime(id.data(), static_cast<u_int>(length), boots,
-                   static_cast<u_int>(snmpv3_local_snmpEngineTime()), TRUE);
-  }
-
-  Status init(const detail::Transport& transport) {
-    snmp_disable_log();
-    snmp_enable_calllog();
-    g_logging_agent.store(this);
-    snmp_register_callback(SNMP_CALLBACK_LIBRARY, SNMP_CALLBACK_LOGGING, &Impl::log_callback,
-                           nullptr);
-    const bool subagent = !options.agentx.empty();
-    netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_ROLE, subagent ? 1 : 0);
-    // net-snmp logs "Connection from UDP: [address]:port" for every request it lets through
-    // TCP wrappers: a formatted message per packet (a tenth of the agent's time on a walk,
-    // measured), which our log drops anyway. Refusals are still logged.
-    netsnmp_ds_set_boolean(NETSNMP_DS_APPLICATION_ID,
-                           NETSNMP_DS_AGENT_DONT_LOG_TCPWRAPPERS_CONNECTS, 1);
-    if (subagent) {
-      netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_X_SOCKET,
-                            transport.spec().c_str());
-      // Reconnect soon after the master restarts (snmpd drops a subagent's subtrees meanwhile).
-      netsnmp_ds_set_int(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_AGENTX_PING_INTERVAL, 5);
-      state.fabric_context = options.agentx_context;
-    } else {
-      netsnmp_ds_set_string(NETSNMP_DS_APPLICATION_ID, NETSNMP_DS_AGENT_PORTS,
-                            transport.spec().c_str());
-    }
-    // Our own directory for everything: no /etc/snmp file changes what the agent does.
-    netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_PERSISTENT_DIR,
-                          options.state_dir.c_str());
-    netsnmp_ds_set_string(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_CONFIGURATION_DIR,
-                          options.state_dir.c_str());
-    // Nothing of net-snmp's own persistence: the users it would store (with their keys) would
-    // outlive a changed password or a user removed from the config, and the engineID and boots
-    // it would store do not survive reading back in 5.9 (engine_id.h keeps ours). An old
-    // file may still hold keys: it goes.
-    netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_LOAD, 1);
-    netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_SAVE, 1);
-    std::error_code ignored;
-    std::filesystem::remove(std::filesystem::path(options.state_dir) / "ibpulse.conf", ignored);
-    // The agent needs no MIB files (it answers by OID): load none, and say nothing about the
-    // IETF modules Debian does not ship.
-    std::string no_mibs = "mibs :";
-    netsnmp_config_remember(no_mibs.data());
-    Result<std::string> engine_id = detail::load_or_create_engine_id(options.state_dir);
-    if (!engine_id.ok()) return Error{engine_id.error()};
-    engine_hex = *engine_id;
-    std::string exact_id = "exactEngineID " + *engine_id;
-    netsnmp_config_remember(exact_id.data());
-    // No SMUX: init_agent() would otherwise listen on TCP port 199 (on every address, when it
-    // may bind it: as root) for SMUX peers ibpulse never serves.
-    static char no_smux[] = "-smux";
-    add_to_init_list(no_smux);
-    init_agent(kAppName);
-    init_vacm_vars();
-    if (!subagent) {  // the master serves its own engine's objects
-      init_snmpEngine();
-      init_snmpMPDStats();
-      init_usmStats();
-    }
-    // A subagent has no access control of its own: the master's applies.
-    for (const std::string& line :
-         subagent ? std::vector<std::string>() : detail::access_lines(options)) {
-      std::string copy = line;
-      netsnmp_config_remember(copy.data());
-    }
-    init_snmp(kAppName);
-    if (!subagent) {
-      Result<uint32_t> boots = detail::next_engine_boots(options.state_dir, *engine_id);
-      if (!boots.ok()) return Error{boots.error()};
-      set_engine_boots(*boots);
-      auto opened = detail::open_listen_sessions(transport, options.listen);
-      if (!opened.ok()) return Error{opened.error()};
-      listening = std::move(*opened);
-      port = detail::main_session_port();
-      fast_path.state = &state;
-      fast_path.subtrees = served_subtrees();
-      for (netsnmp_session* session : listening)
-        detail::install_fast_path(session, &fast_path);
-    }
-    communities = std::make_unique<detail::ContextCommunities>(options);
-    if (Status s = notifier->open(*engine_id); !s.ok()) return s;
-    // The fabric's own registrations wait for the first snapshot (refresh()), after the nodes'.
-    if (options.on_agent_thread) options.on_agent_thread();
-    return Ok{};
-  }
-
-  // Before snmp_shutdown(): it would free the sessions behind net-snmp's back, leaving its
-  // main_session pointing at freed memory, which a later agent in this process then used.
-  void close_listen_sessions() {
-    shutdown_master_agent();
-    listening.clear();
-  }
-
-  bool register_context(const std::string& name) {
-    auto& regs = registered[name];
-    for (const Oid& subtree : served_subtrees()) {
-      netsnmp_handler_registration* reg = detail::register_subtree(state, subtree, name);
-      if (reg == nullptr) return false;
-      regs.push_back(reg);
-    }
-    return true;
-  }
-
-  void unregister_context(const std::string& name) {
-    auto it = registered.find(name);
-    if (it == registered.end()) return;
-    for (netsnmp_handler_registration* reg : it->second)
-      unregister(reg);
-    registered.erase(it);
-  }
-
-  // netsnmp_unregister_handler() hands unregister_mib_context() the registration's own OID and
-  // context name, which that frees halfway through and then reads again (valgrind): it gets
-  // copies here.
-  static void unregister(netsnmp_handler_registration* reg) {
-    std::vector<::oid> root(reg->rootoid, reg->rootoid + reg->rootoid_len);
-    const std::string context = reg->contextName != nullptr ? reg->contextName : "";
-    unregister_mib_context(root.data(), root.size(), reg->priority, reg->range_subid,
-                           reg->range_ubound, context.c_str());
-  }
-
-  // A new snapshot (or a new health judgement of one, which follows it within a sweep): a new
-  // view, and contexts registered or dropped as nodes came and went.
-  void refresh() {
-    auto snapshot = snapshots->load();
-    auto health = healths ? healths->load() : nullptr;
-    if (!snapshot || (snapshot == seen && health == seen_health)) return;
-    seen = snapshot;
-    seen_health = health;
-    state.view =
-        std::make_shared<const MibView>(snapshot, options.system, started, options.node_contexts,
-                                        link_traps_on(), std::move(health));
-    views.fetch_add(1, std::memory_order_relaxed);
-    if (options.node_contexts) sync_node_contexts();
-    if (!registered.contains(state.fabric_context)) {
-      bool ok = register_context(state.fabric_context);
-      if (ok && options.status) {
-        netsnmp_handler_registration* reg = register_status(state, state.fabric_context);
-        ok = reg != nullptr;
-        if (ok) registered[state.fabric_context].push_back(reg);
-      }
-      if (ok && (options.status || !options.trap_sinks.empty())) {
-        netsnmp_handler_registration* reg = register_alerts(state, state.fabric_context);
-        ok = reg != nullptr;
-        if (ok) registered[state.fabric_context].push_back(reg);
-      }
-      if (!ok && options.log) options.log(3, "cannot register the fabric's SNMP subtrees");
-    }
-    fabric_context_first();
-  }
-
-  // net-snmp keeps contexts in a list, newest first, and looks the request's context up in it
-  // (strcmp) several times per varbind: behind 2,000 node contexts the fabric's walk ran 3x
-  // slower (measured). Its entry trades places with the head's; nothing holds the entries
-  // themselves, only the subtrees they point to.
-  void fabric_context_first() const {
-    subtree_context_cache* head = get_top_context_cache();
-    for (subtree_context_cache* c = head; c != nullptr; c = c->next) {
-      if (c->context_name == nullptr || state.fabric_context != c->context_name) continue;
-      if (c != head) {
-        std::swap(c->context_name, head->context_name);
-        std::swap(c->first_subtree, head->first_subtree);
-      }
-      return;
-    }
-  }
-
-  void sync_node_contexts() {
-    const std::vector<std::string> wanted = state.view->node_contexts();
-    std::vector<std::string> current;
-    for (const auto& [name, regs] : registered)
-      if (name != state.fabric_context) current.push_back(name);
-    if (current == wanted) return;  // both sorted
-    std::vector<std::string> gone;
-    std::vector<std::string> added;
-    std::set_difference(current.begin(), current.end(), wanted.begin(), wanted.end(),
-                        std::back_inserter(gone));
-    std::set_difference(wanted.begin(), wanted.end(), current.begin(), current.end(),
-                        std::back_inserter(added));
-    for (const std::string& name : gone)
-      unregister_context(name);
-    for (const std::string& name : added)
-      register_context(name);
-    if (options.agentx.empty()) communities->set(wanted);  // the master maps them otherwise
-    contexts.store(wanted.size(), std::memory_order_relaxed);
-  }
-
-  void loop() {
-    while (!stop.load()) {
-      refresh();
-      if (options.status) state.status = options.status();
-      const SnmpAgent::NotificationStats sent = totals();
-      state.alerts = {state.status.active_alerts, sent.sent, sent.dropped,
-                      state.status.notifications_suppressed};
-      int fds = 0;
-      int block = 0;
-      fd_set readable;
-      FD_ZERO(&readable);
-      constexpr timeval kMostWait{0, 100'000};  // wake at least every 100 ms, for stop
-      timeval timeout = kMostWait;
-      snmp_select_info(&fds, &readable, &timeout, &block);
-      // net-snmp may move the timeout to its next alarm, seconds away: never past ours.
-      if (block != 0 || timercmp(&timeout, &kMostWait, >)) timeout = kMostWait;
-      FD_SET(wake[0], &readable);  // notify()
-      fds = std::max(fds, wake[0] + 1);
-      const int n = select(fds, &readable, nullptr, nullptr, &timeout);
-      if (n > 0 && FD_ISSET(wake[0], &readable)) {
-        std::array<char, 64> drain{};
-        while (read(wake[0], drain.data(), drain.size()) > 0) {
-        }
-        FD_CLR(wake[0], &readable);
-      }
-      if (n > 0) {
-        // The view of the snapshot and health as they are now, not as they were when this turn
-        // began: a request must not be answered from a judgement /metrics already replaced.
-        refresh();
-        snmp_read(&readable);
-      }
-      // Every time, not only when nothing arrived: a busy agent must still time out (and
-      // resend) the requests it sent itself (informs).
-      snmp_timeout();
-      deliver();
-      run_alarms();
-      netsnmp_check_outstanding_agent_requests();
-    }
-    for (auto it = registered.begin(); it != registered.end();)
-      unregister_context((it++)->first);
-    communities.reset();
+  init_snmp(kAppName);
+  if (!subagent) {
+    Result<uint32_t> boots = detail::next_engine_boots(options.state_dir, *engine_id);
+    if (!boots.ok()) return Error{boots.error()};
+    set_engine_boots(*boots);
+    auto opened = detail::open_listen_sessions(transport, options.listen);
+    if (!opened.ok()) return Error{opened.error()};
+    listening = std::move(*opened);
+    port = detail::main_session_port();
+    fast_path.state = &state;
+    fast_path.subtrees = detail::served_subtrees();
     for (netsnmp_session* session : listening)
-      detail::remove_fast_path(session);
-    notifier->close();
-    close_listen_sessions();
-    snmp_shutdown(kAppName);
-    shutdown_agent();
+      detail::install_fast_path(session, &fast_path);
   }
-};
+  communities = std::make_unique<detail::ContextCommunities>(options);
+  if (Status s = notifier->open(*engine_id); !s.ok()) return s;
+  // The fabric's own registrations wait for the first snapshot (refresh()), after the nodes'.
+  if (options.on_agent_thread) options.on_agent_thread();
+  return Ok{};
+}
+
+void SnmpAgent::Impl::close_listen_sessions() {
+  shutdown_master_agent();
+  listening.clear();
+}
+
+void SnmpAgent::Impl::loop() {
+  while (!stop.load()) {
+    refresh();
+    if (options.status) state.status = options.status();
+    const SnmpAgent::NotificationStats sent = totals();
+    state.alerts = {state.status.active_alerts, sent.sent, sent.dropped,
+                    state.status.notifications_suppressed};
+    int fds = 0;
+    int block = 0;
+    fd_set readable;
+    FD_ZERO(&readable);
+    constexpr timeval kMostWait{0, 100'000};  // wake at least every 100 ms, for stop
+    timeval timeout = kMostWait;
+    snmp_select_info(&fds, &readable, &timeout, &block);
+    // net-snmp may move the timeout to its next alarm, seconds away: never past ours.
+    if (block != 0 || timercmp(&timeout, &kMostWait, >)) timeout = kMostWait;
+    FD_SET(wake[0], &readable);  // notify()
+    fds = std::max(fds, wake[0] + 1);
+    const int n = select(fds, &readable, nullptr, nullptr, &timeout);
+    if (n > 0 && FD_ISSET(wake[0], &readable)) {
+      std::array<char, 64> drain{};
+      while (read(wake[0], drain.data(), drain.size()) > 0) {
+      }
+      FD_CLR(wake[0], &readable);
+    }
+    if (n > 0) {
+      // The view of the snapshot and health as they are now, not as they were when this turn
+      // began: a request must not be answered from a judgement /metrics already replaced.
+      refresh();
+      snmp_read(&readable);
+    }
+    // Every time, not only when nothing arrived: a busy agent must still time out (and
+    // resend) the requests it sent itself (informs).
+    snmp_timeout();
+    deliver();
+    run_alarms();
+    netsnmp_check_outstanding_agent_requests();
+  }
+  for (auto it = registered.begin(); it != registered.end();)
+    unregister_context((it++)->first);
+  communities.reset();
+  for (netsnmp_session* session : listening)
+    detail::remove_fast_path(session);
+  notifier->close();
+  close_listen_sessions();
+  snmp_shutdown(kAppName);
+  shutdown_agent();
+}
 
 Result<std::unique_ptr<SnmpAgent>> SnmpAgent::start(AgentOptions options,
                                                     const converters::SnapshotStore* snapshots,

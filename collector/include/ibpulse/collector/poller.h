@@ -17,11 +17,11 @@
 #include "ibpulse/collector/clear.h"
 #include "ibpulse/collector/discovery.h"
 #include "ibpulse/collector/ext_speeds_layout.h"
+#include "ibpulse/collector/intervals.h"
 #include "ibpulse/collector/local_split.h"
 #include "ibpulse/collector/mad_engine.h"
 #include "ibpulse/collector/pma.h"
 #include "ibpulse/collector/sampler.h"
-#include "ibpulse/collector/scheduler.h"
 #include "ibpulse/collector/shard.h"
 #include "ibpulse/collector/sweep.h"
 

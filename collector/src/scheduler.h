@@ -3,7 +3,7 @@
 // interval, first due times spread over the interval so reads never come in bursts. Ports
 // without a link are read at a slow interval and still reported.
 //
-// Thread safety: belongs to the poller thread.
+// Thread safety: belongs to the poller thread. Private to the collector (the poller's).
 
 #include <algorithm>
 #include <chrono>
@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "ibpulse/collector/intervals.h"
 #include "ibpulse/collector/topology.h"
 
 namespace ibpulse::collector {
@@ -22,14 +23,6 @@ enum class Group : uint8_t {
   kPortInfo,  // PortInfo (SMP): state, width, speed between discoveries
 };
 std::string_view to_string(Group group);
-
-struct Intervals {
-  std::chrono::milliseconds counters{1000};
-  std::chrono::milliseconds details{10000};
-  std::chrono::milliseconds idle{60000};
-  // Port state between discoveries (which run every few minutes); 0: none.
-  std::chrono::milliseconds port_info{10000};
-};
 
 class Scheduler {
  public:
