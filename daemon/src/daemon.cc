@@ -28,6 +28,9 @@ struct Daemon::Parts {
   // Set once the SNMP agent runs: scrapes may come before.
   std::atomic<exporters::snmp::SnmpAgent*> agent{nullptr};
   std::unique_ptr<exporters::remote_write::RemoteWriter> remote_write;
+  // What other threads read: set once remote_write is, since the writer's own thread asks for
+  // the daemon's status (status_for_metrics) before start() has returned it.
+  std::atomic<const exporters::remote_write::RemoteWriter*> remote_write_view{nullptr};
   std::unique_ptr<exporters::prometheus::WebEndpoint> web;
   std::unique_ptr<exporters::snmp::SnmpAgent> snmp;
   std::atomic<bool> stop_alerts{false};
@@ -90,7 +93,7 @@ Result<std::unique_ptr<Daemon>> Daemon::start(DaemonOptions options) {
 
 void Daemon::status_for_metrics(exporters::prometheus::DaemonStatus& status) const {
   const Parts& p = *parts_;
-  if (p.remote_write) status.remote_write = p.remote_write->status();
+  if (const auto* writer = p.remote_write_view.load()) status.remote_write = writer->status();
   auto now = p.alerts->status();
   status.active_alerts = std::move(now.active);
   status.alerts = now.engine;
@@ -122,6 +125,7 @@ Status Daemon::start_endpoints() {
         self->append(out);
       },
       &healths_);
+  p.remote_write_view.store(p.remote_write.get());
   auto web = exporters::prometheus::WebEndpoint::start(
       o.web, {&snapshots_, &healths_, [this] { return poller_stats(); },
               [this] { return converter_stats(); }, alert_status});
