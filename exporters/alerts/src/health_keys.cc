@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
 #include <ctime>
 #include <map>
 #include <string_view>
@@ -26,12 +25,9 @@ bool is_speed_name(std::string_view s) {
 }
 
 Result<double> ber_value(const std::string& text) {
-  char* end = nullptr;
-  const double f = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !(f >= 1e-30 && f <= 1)) {
-    return Err("expected a BER from 1e-30 to 1, got '{}'", text);
-  }
-  return f;
+  auto f = config::parse_real(text, 1e-30, 1);
+  if (!f) return Err("expected a BER from 1e-30 to 1, got '{}'", text);
+  return *f;
 }
 
 // health.ber-spec-by-speed: SPEED=BER items.
