@@ -201,7 +201,8 @@ Status SnmpAgent::Impl::init(const detail::Transport& transport) {
   }
   communities = std::make_unique<detail::ContextCommunities>(options);
   if (Status s = notifier->open(*engine_id); !s.ok()) return s;
-  // The fabric's own registrations wait for the first snapshot (refresh()), after the nodes'.
+  // The fabric's own registrations wait for the first snapshot (sync_registrations()), after
+  // the nodes'.
   if (options.on_agent_thread) options.on_agent_thread();
   return Ok{};
 }
@@ -213,7 +214,8 @@ void SnmpAgent::Impl::close_listen_sessions() {
 
 void SnmpAgent::Impl::loop() {
   while (!stop.load()) {
-    refresh();
+    refresh_view();
+    sync_registrations();
     if (options.status) state.status = options.status();
     const SnmpAgent::NotificationStats sent = totals();
     state.alerts = {state.status.active_alerts, sent.sent, sent.dropped,
@@ -239,7 +241,7 @@ void SnmpAgent::Impl::loop() {
     if (n > 0) {
       // The view of the snapshot and health as they are now, not as they were when this turn
       // began: a request must not be answered from a judgement /metrics already replaced.
-      refresh();
+      refresh_view();
       snmp_read(&readable);
     }
     // Every time, not only when nothing arrived: a busy agent must still time out (and

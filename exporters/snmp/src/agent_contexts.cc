@@ -46,7 +46,7 @@ void SnmpAgent::Impl::unregister(netsnmp_handler_registration* reg) {
                          reg->range_ubound, context.c_str());
 }
 
-void SnmpAgent::Impl::refresh() {
+void SnmpAgent::Impl::refresh_view() {
   auto snapshot = snapshots->load();
   auto health = healths ? healths->load() : nullptr;
   if (!snapshot || (snapshot == seen && health == seen_health)) return;
@@ -55,6 +55,11 @@ void SnmpAgent::Impl::refresh() {
   state.view = std::make_shared<const MibView>(
       snapshot, options.system, started, options.node_contexts, link_traps_on(), std::move(health));
   views.fetch_add(1, std::memory_order_relaxed);
+}
+
+void SnmpAgent::Impl::sync_registrations() {
+  if (!state.view || state.view == registered_view) return;
+  registered_view = state.view;
   if (options.node_contexts) sync_node_contexts();
   if (!registered.contains(state.fabric_context)) {
     bool ok = register_context(state.fabric_context);

@@ -41,6 +41,8 @@ struct SnmpAgent::Impl {
   std::map<std::string, std::vector<netsnmp_handler_registration*>> registered;
   std::shared_ptr<const converters::FabricSnapshot> seen;
   std::shared_ptr<const alerts::HealthSnapshot> seen_health;
+  // The view the registrations were last brought in line with (sync_registrations()).
+  std::shared_ptr<const MibView> registered_view;
   MibView::Clock::time_point started = MibView::Clock::now();
   std::atomic<bool> stop{false};
   std::atomic<uint64_t> views{0};
@@ -92,8 +94,15 @@ struct SnmpAgent::Impl {
   static void unregister(netsnmp_handler_registration* reg);
 
   // A new snapshot (or a new health judgement of one, which follows it within a sweep): a new
-  // view, and contexts registered or dropped as nodes came and went.
-  void refresh();
+  // view. No I/O: safe between select() and snmp_read().
+  void refresh_view();
+
+  // Contexts registered or dropped as nodes came and went in the view. A subagent registers
+  // with the master synchronously, reading the AgentX socket while it waits: called only
+  // before select(), never between select() and snmp_read(), whose readable set it would make
+  // stale (net-snmp then reads nothing from a stream socket, takes that for the master's
+  // disconnect and drops the session, seen under load as a subagent deaf for 15 s).
+  void sync_registrations();
 
   // net-snmp keeps contexts in a list, newest first, and looks the request's context up in it
   // (strcmp) several times per varbind: behind 2,000 node contexts the fabric's walk ran 3x
