@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "agent_testing.h"
 #include "fabric_snapshot.h"
 #include "ibpulse/converters/snapshot.h"
 #include "ibpulse/exporters/snmp/agent.h"
@@ -103,9 +104,9 @@ bool compare_walks(exporters::snmp::SnmpAgent& agent, const std::string& node_co
   const uint16_t port = agent.port();
   const std::string if_x_table = "1.3.6.1.2.1.31.1.1";
   const Walk ours = median_walk(port, "public", if_x_table);
-  agent.set_fast_path(false);
+  exporters::snmp::SnmpAgentTesting::set_fast_path(agent, false);
   const Walk ours_slow = median_walk(port, "public", if_x_table);
-  agent.set_fast_path(true);
+  exporters::snmp::SnmpAgentTesting::set_fast_path(agent, true);
   const Walk tdata =
       median_walk(port, "public", exporters::snmp::to_string(bench::reference_table()));
   fmt::print("{:<24} {:>10} {:>10} {:>14} {:>10} {:>10}\n", "", "varbinds", "seconds", "varbinds/s",

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "agent_testing.h"
 #include "eventually.h"
 #include "ibpulse/converters/snapshot.h"
 #include "ibpulse/exporters/snmp/agent.h"
@@ -142,14 +143,14 @@ class FastPathTest : public ::testing::Test {
       EXPECT_EQ(answered > 0, c.fast)
           << answered << " requests on the fast path: " << c.tool << " " << c.oids;
     }
-    agent_->set_fast_path(false);
+    SnmpAgentTesting::set_fast_path(*agent_, false);
     const uint64_t before = fast_requests();
     for (size_t i = 0; i < cases.size(); ++i) {
       const Case& c = cases[i];
       EXPECT_EQ(fast_out[i], run(c)) << c.tool << " " << c.security << " " << c.oids;
     }
     EXPECT_EQ(fast_requests(), before);
-    agent_->set_fast_path(true);
+    SnmpAgentTesting::set_fast_path(*agent_, true);
     return fast_out;
   }
 

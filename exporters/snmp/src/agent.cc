@@ -16,6 +16,7 @@
 
 #include "access_config.h"
 #include "agent_impl.h"
+#include "agent_testing.h"
 #include "engine_id.h"
 #include "fast_path.h"
 #include "ibpulse/base/thread_name.h"
@@ -367,8 +368,8 @@ SnmpAgent::NotificationStats SnmpAgent::notification_totals() const {
   return impl_->totals();
 }
 
-void SnmpAgent::set_fast_path(bool on) {
-  impl_->fast_path.enabled.store(on);
+void SnmpAgentTesting::set_fast_path(SnmpAgent& agent, bool on) {
+  agent.impl_->fast_path.enabled.store(on);
 }
 
 }  // namespace ibpulse::exporters::snmp

@@ -118,14 +118,10 @@ class SnmpAgent {
   // Summed over the sinks; `dropped` also counts events dropped from notify()'s queue.
   NotificationStats notification_totals() const;
 
-  // The master agent answers the fabric's tables on a fast path, net-snmp's own request
-  // processing the rest; off, net-snmp processes everything. The answers are the same (tests
-  // compare them); the switch is for those comparisons and for benchmarks. On at start.
-  void set_fast_path(bool on);
-
   struct Impl;
 
  private:
+  friend struct SnmpAgentTesting;  // tests' and benchmarks' switches (src/agent_testing.h)
   explicit SnmpAgent(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
