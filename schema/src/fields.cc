@@ -376,6 +376,18 @@ constexpr bool grouped_by_attribute_and_layout() {
 }
 static_assert(grouped_by_attribute_and_layout(), "fields_of() needs each layout's fields together");
 
+constexpr size_t largest_group() {
+  size_t largest = 0;
+  size_t run = 0;
+  for (size_t i = 0; i < kFields.size(); ++i) {
+    run = i > 0 && same_group(kFields[i - 1], kFields[i]) ? run + 1 : 1;
+    largest = run > largest ? run : largest;
+  }
+  return largest;
+}
+static_assert(largest_group() == kMaxFieldsPerAttribute,
+              "kMaxFieldsPerAttribute is the largest attribute layout's field count");
+
 }  // namespace
 
 std::span<const Field> all_fields() {

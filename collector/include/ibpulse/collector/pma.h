@@ -15,8 +15,7 @@
 
 namespace ibpulse::collector {
 
-// The largest attribute (PortExtendedSpeedsCounters) has 38 counters.
-inline constexpr size_t kMaxFieldsPerAttribute = 38;
+using schema::kMaxFieldsPerAttribute;             // a sample's room for fields
 inline constexpr size_t kMaxSampleCounters = 15;  // CounterSelect0-14 of PortSamplesControl
 
 // What a node's PMA says it supports (ClassPortInfo, read once per node per discovery).

@@ -70,6 +70,10 @@ struct Field {
 // Every field, grouped by attribute and layout, each group in the order of its layout.
 std::span<const Field> all_fields();
 
+// The most fields one layout of an attribute has (PortExtendedSpeedsCounters' 38): what a
+// sample holds room for. Checked against the table when the schema compiles.
+inline constexpr size_t kMaxFieldsPerAttribute = 38;
+
 // The fields of one layout of an attribute (empty for an attribute without counters, or
 // without that layout).
 std::span<const Field> fields_of(Attribute attribute, Layout layout = Layout::kStandard);
