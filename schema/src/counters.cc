@@ -261,24 +261,33 @@ constexpr std::array<Derived, kDerivedCount> kDerived = {{
     {"if_in_octets",
      "IF-MIB ifHCInOctets: PortRcvData x 4 + PortRcvPkts x 4 + PortRcvFlowPkts x 8",
      {MibTable::kIfXTable, 6},
-     "ifInOctets"},
+     "ifInOctets",
+     {MibTable::kIfTable, 10}},
     {"if_out_octets",
      "IF-MIB ifHCOutOctets: PortXmitData x 4 + PortXmitPkts x 4 + PortXmitFlowPkts x 8",
      {MibTable::kIfXTable, 10},
-     "ifOutOctets"},
-    {"if_in_ucast_packets", "IF-MIB ifHCInUcastPkts", {MibTable::kIfXTable, 7}, "ifInUcastPkts"},
+     "ifOutOctets",
+     {MibTable::kIfTable, 16}},
+    {"if_in_ucast_packets",
+     "IF-MIB ifHCInUcastPkts",
+     {MibTable::kIfXTable, 7},
+     "ifInUcastPkts",
+     {MibTable::kIfTable, 11}},
     {"if_in_multicast_packets",
      "IF-MIB ifHCInMulticastPkts",
      {MibTable::kIfXTable, 8},
-     "ifInMulticastPkts"},
+     "ifInMulticastPkts",
+     {MibTable::kIfXTable, 2}},
     {"if_out_ucast_packets",
      "IF-MIB ifHCOutUcastPkts (discarded packets included, as the draft says)",
      {MibTable::kIfXTable, 11},
-     "ifOutUcastPkts"},
+     "ifOutUcastPkts",
+     {MibTable::kIfTable, 17}},
     {"if_out_multicast_packets",
      "IF-MIB ifHCOutMulticastPkts",
      {MibTable::kIfXTable, 12},
-     "ifOutMulticastPkts"},
+     "ifOutMulticastPkts",
+     {MibTable::kIfXTable, 4}},
     {"if_in_discards",
      "IF-MIB ifInDiscards: PortRcvConstraintErrors + VL15Dropped",
      {MibTable::kIfTable, 13},
@@ -292,6 +301,40 @@ constexpr std::array<Derived, kDerivedCount> kDerived = {{
      {MibTable::kIfTable, 14},
      "ifInErrors"},
 }};
+
+constexpr std::array<ZeroColumn, 6> kZeroColumns = {{
+    {{MibTable::kIfTable, 15}, false, "ifInUnknownProtos"},
+    {{MibTable::kIfTable, 20}, false, "ifOutErrors"},
+    {{MibTable::kIfXTable, 3}, false, "ifInBroadcastPkts"},
+    {{MibTable::kIfXTable, 5}, false, "ifOutBroadcastPkts"},
+    {{MibTable::kIfXTable, 9}, true, "ifHCInBroadcastPkts"},
+    {{MibTable::kIfXTable, 13}, true, "ifHCOutBroadcastPkts"},
+}};
+
+constexpr bool same_column(MibColumn a, MibColumn b) {
+  return a.table == b.table && a.column == b.column;
+}
+
+// ifXTable's columns 6-13 are its Counter64 ones (RFC 2863); the rest of both tables Counter32.
+constexpr bool counter64(MibColumn c) {
+  return c.table == MibTable::kIfXTable && c.column >= 6 && c.column <= 13;
+}
+
+// Each column named once, with the width RFC 2863 gives it.
+constexpr bool columns_well_formed() {
+  for (const Derived& d : kDerived) {
+    if (d.narrow_mib.table != MibTable::kNone && (!counter64(d.mib) || counter64(d.narrow_mib))) {
+      return false;
+    }
+  }
+  for (const ZeroColumn& z : kZeroColumns) {
+    if (z.wide != counter64(z.mib)) return false;
+    for (const Derived& d : kDerived)
+      if (same_column(z.mib, d.mib) || same_column(z.mib, d.narrow_mib)) return false;
+  }
+  return true;
+}
+static_assert(columns_well_formed());
 
 }  // namespace
 
@@ -325,6 +368,23 @@ std::span<const Derived> derived_table() {
 
 const Derived& derived(DerivedId id) {
   return kDerived[static_cast<size_t>(id)];
+}
+
+std::span<const ZeroColumn> zero_if_mib_columns() {
+  return kZeroColumns;
+}
+
+IfCounterColumn if_counter_column(MibTable table, uint8_t column) {
+  using Source = IfCounterColumn::Source;
+  const MibColumn at{table, column};
+  for (size_t i = 0; i < kDerived.size(); ++i) {
+    const auto id = static_cast<DerivedId>(i);
+    if (same_column(kDerived[i].mib, at)) return {Source::kDerived, id, counter64(at)};
+    if (same_column(kDerived[i].narrow_mib, at)) return {Source::kDerived, id, false};
+  }
+  for (const ZeroColumn& z : kZeroColumns)
+    if (same_column(z.mib, at)) return {Source::kZero, DerivedId::kIfInOctets, z.wide};
+  return {};
 }
 
 }  // namespace ibpulse::schema

@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "ibpulse/schema/counters.h"
 
@@ -199,6 +200,45 @@ TEST(SchemaCounters, DerivedValuesMapToIfMibColumns) {
   EXPECT_EQ(derived(DerivedId::kIfInErrors).object, "ifInErrors");
   for (const auto& d : derived_table())
     EXPECT_TRUE(d.object.starts_with("if")) << d.name;
+}
+
+// RFC 2863's counter columns, written out here as the RFC lists them: each served from the
+// schema's IF-MIB values or as an InfiniBand zero, with the RFC's width; no other column is.
+TEST(SchemaCounters, EveryIfMibCounterColumnHasOneSource) {
+  using Source = IfCounterColumn::Source;
+  struct Want {
+    MibTable table;
+    uint8_t column;
+    Source source;
+    bool wide;
+  };
+  const MibTable t = MibTable::kIfTable;
+  const MibTable x = MibTable::kIfXTable;
+  const Source d = Source::kDerived;
+  const Source z = Source::kZero;
+  const std::vector<Want> counters = {
+      {t, 10, d, false}, {t, 11, d, false}, {t, 13, d, false}, {t, 14, d, false}, {t, 15, z, false},
+      {t, 16, d, false}, {t, 17, d, false}, {t, 19, d, false}, {t, 20, z, false}, {x, 2, d, false},
+      {x, 3, z, false},  {x, 4, d, false},  {x, 5, z, false},  {x, 6, d, true},   {x, 7, d, true},
+      {x, 8, d, true},   {x, 9, z, true},   {x, 10, d, true},  {x, 11, d, true},  {x, 12, d, true},
+      {x, 13, z, true}};
+  size_t served = 0;
+  for (const MibTable table : {t, x}) {
+    for (uint8_t column = 0; column < 32; ++column)
+      served += if_counter_column(table, column).source != Source::kNone;
+  }
+  EXPECT_EQ(served, counters.size());
+  for (const Want& w : counters) {
+    const IfCounterColumn c = if_counter_column(w.table, w.column);
+    EXPECT_EQ(c.source, w.source) << int(w.column);
+    EXPECT_EQ(c.wide, w.wide) << int(w.column);
+  }
+  EXPECT_EQ(if_counter_column(t, 10).id, DerivedId::kIfInOctets);
+  EXPECT_EQ(if_counter_column(x, 6).id, DerivedId::kIfInOctets);
+  EXPECT_EQ(if_counter_column(x, 2).id, DerivedId::kIfInMulticastPkts);
+  EXPECT_EQ(if_counter_column(x, 12).id, DerivedId::kIfOutMulticastPkts);
+  EXPECT_EQ(if_counter_column(t, 19).id, DerivedId::kIfOutDiscards);
+  EXPECT_EQ(zero_if_mib_columns().size(), 6u);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <limits>
 
 #include "ibpulse/converters/if_mib.h"
@@ -14,7 +15,6 @@ namespace {
 
 using converters::PortSnapshot;
 using schema::CounterId;
-using schema::DerivedId;
 
 constexpr uint64_t kIfTypeInfiniband = 199;      // IANAifType infiniband(199)
 constexpr uint64_t kTrue = 1, kFalse = 2;        // TruthValue
@@ -54,16 +54,35 @@ bool counters_read(const PortSnapshot& p) {
          p.has(CounterId::kRcvPackets) || p.has(CounterId::kXmitPackets);
 }
 
-bool derived(const PortSnapshot& p, DerivedId id, VarType type, VarBind& out) {
-  if (!counters_read(p) || !p.value_ready(id)) return false;
-  const uint64_t v = p.value(id);
-  return set(out, type, type == VarType::kCounter64 ? v : v & 0xFFFFFFFFu);
+// The counter columns of ifTable and ifXTable as the schema names them (schema::Derived's
+// columns and the always-zero ones), looked up once: [table][column].
+using ColumnTable = std::array<std::array<schema::IfCounterColumn, 32>, 2>;
+
+const ColumnTable& counter_columns() {
+  static const ColumnTable table = [] {
+    ColumnTable t{};
+    for (uint8_t c = 0; c < 32; ++c) {
+      t[0][c] = schema::if_counter_column(schema::MibTable::kIfTable, c);
+      t[1][c] = schema::if_counter_column(schema::MibTable::kIfXTable, c);
+    }
+    return t;
+  }();
+  return table;
 }
 
-// A counter IB-IF-MIB or IF-MIB says is always 0 for InfiniBand, once the port was read.
-bool zero_counter(const PortSnapshot& p, VarType type, VarBind& out) {
-  if (!counters_read(p)) return false;
-  return set(out, type, 0);
+// A counter column's value, once the port's counters were read: the converters' IF-MIB value
+// (its low 32 bits in a Counter32), or 0 for a counter that is always 0 on InfiniBand.
+bool counter_value(const PortSnapshot& p, schema::MibTable table, uint32_t column, VarBind& out) {
+  if (column >= 32) return false;
+  const schema::IfCounterColumn& c =
+      counter_columns()[table == schema::MibTable::kIfXTable ? 1 : 0][column];
+  using Source = schema::IfCounterColumn::Source;
+  if (c.source == Source::kNone || !counters_read(p)) return false;
+  const VarType type = c.wide ? VarType::kCounter64 : VarType::kCounter32;
+  if (c.source == Source::kZero) return set(out, type, 0);
+  if (!p.value_ready(c.id)) return false;
+  const uint64_t v = p.value(c.id);
+  return set(out, type, c.wide ? v : v & 0xFFFFFFFFu);
 }
 
 uint64_t link_bits_per_second(const Row& row) {
@@ -138,26 +157,8 @@ bool if_value(const Reader& r, size_t row_number, uint32_t column, VarBind& out)
       return set(out, VarType::kInteger, static_cast<uint64_t>(p.oper_status));
     case 9:
       return set(out, VarType::kTimeTicks, ticks_at(r, p.last_change));
-    case 10:
-      return derived(p, DerivedId::kIfInOctets, VarType::kCounter32, out);
-    case 11:
-      return derived(p, DerivedId::kIfInUcastPkts, VarType::kCounter32, out);
-    case 13:
-      return derived(p, DerivedId::kIfInDiscards, VarType::kCounter32, out);
-    case 14:
-      return derived(p, DerivedId::kIfInErrors, VarType::kCounter32, out);
-    case 15:
-      return zero_counter(p, VarType::kCounter32, out);  // ifInUnknownProtos
-    case 16:
-      return derived(p, DerivedId::kIfOutOctets, VarType::kCounter32, out);
-    case 17:
-      return derived(p, DerivedId::kIfOutUcastPkts, VarType::kCounter32, out);
-    case 19:
-      return derived(p, DerivedId::kIfOutDiscards, VarType::kCounter32, out);
-    case 20:
-      return zero_counter(p, VarType::kCounter32, out);  // ifOutErrors
   }
-  return false;
+  return counter_value(p, schema::MibTable::kIfTable, column, out);
 }
 
 bool if_x_value(const Reader& r, size_t row_number, uint32_t column, VarBind& out) {
@@ -168,28 +169,6 @@ bool if_x_value(const Reader& r, size_t row_number, uint32_t column, VarBind& ou
       out.type = VarType::kOctetString;
       out.text = fmt::format("{}/{}", node_name(row, p), p.key.port);
       return true;
-    case 2:
-      return derived(p, DerivedId::kIfInMulticastPkts, VarType::kCounter32, out);
-    case 3:
-    case 5:
-      return zero_counter(p, VarType::kCounter32, out);  // broadcast: none on InfiniBand
-    case 4:
-      return derived(p, DerivedId::kIfOutMulticastPkts, VarType::kCounter32, out);
-    case 6:
-      return derived(p, DerivedId::kIfInOctets, VarType::kCounter64, out);
-    case 7:
-      return derived(p, DerivedId::kIfInUcastPkts, VarType::kCounter64, out);
-    case 8:
-      return derived(p, DerivedId::kIfInMulticastPkts, VarType::kCounter64, out);
-    case 9:
-    case 13:
-      return zero_counter(p, VarType::kCounter64, out);
-    case 10:
-      return derived(p, DerivedId::kIfOutOctets, VarType::kCounter64, out);
-    case 11:
-      return derived(p, DerivedId::kIfOutUcastPkts, VarType::kCounter64, out);
-    case 12:
-      return derived(p, DerivedId::kIfOutMulticastPkts, VarType::kCounter64, out);
     case 14:  // the same for every port: the agent's switch, when it has a sink
       return set(out, VarType::kInteger, r.view.link_up_down_traps() ? kEnabled : kDisabled);
     case 15:
@@ -214,7 +193,7 @@ bool if_x_value(const Reader& r, size_t row_number, uint32_t column, VarBind& ou
     case 19:
       return set(out, VarType::kTimeTicks, ticks_at(r, p.discontinuity));
   }
-  return false;
+  return counter_value(p, schema::MibTable::kIfXTable, column, out);
 }
 
 }  // namespace ibpulse::exporters::snmp::mib

@@ -146,8 +146,29 @@ struct Derived {
   std::string_view help;
   MibColumn mib;            // the 64-bit ifXTable column where there is one, else the ifTable one
   std::string_view object;  // the IF-MIB object the draft's mapping names: "ifInOctets"
+  // The Counter32 column (ifTable's, or ifXTable's for multicast) beside a 64-bit `mib`; none
+  // where `mib` is the Counter32 one already.
+  MibColumn narrow_mib = {};
 };
 std::span<const Derived> derived_table();
 const Derived& derived(DerivedId id);
+
+// IF-MIB counters the draft says are always 0 on InfiniBand (no unknown protocols, no
+// broadcast, output errors counted nowhere): served as 0 once a port's counters were read.
+struct ZeroColumn {
+  MibColumn mib;
+  bool wide;                // Counter64 (else Counter32)
+  std::string_view object;  // "ifInUnknownProtos"
+};
+std::span<const ZeroColumn> zero_if_mib_columns();
+
+// What an ifTable or ifXTable counter column serves (table kIfTable or kIfXTable): an IF-MIB
+// value of the converters, or 0 always; nothing for a column that is not a counter.
+struct IfCounterColumn {
+  enum class Source : uint8_t { kNone, kDerived, kZero } source = Source::kNone;
+  DerivedId id = DerivedId::kIfInOctets;  // for kDerived
+  bool wide = false;                      // Counter64 (else Counter32)
+};
+IfCounterColumn if_counter_column(MibTable table, uint8_t column);
 
 }  // namespace ibpulse::schema
