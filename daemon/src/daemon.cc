@@ -118,8 +118,8 @@ Status Daemon::start_endpoints() {
        self = std::make_shared<exporters::prometheus::SelfMetrics>(IBPULSE_VERSION)](
           std::string& out) {
         exporters::prometheus::DaemonStatus status;
-        status.poller = poller_stats();
-        status.converter = converter_stats();
+        static_cast<converters::PipelineStatus&>(status) = converters::pipeline_status(
+            poller_stats(), converter_stats(), nullptr, converters::Clock::now());
         alert_status(status);
         self->update(status);
         self->append(out);
@@ -139,8 +139,9 @@ Status Daemon::start_endpoints() {
                  log_text(o.web.listen_address), p.web->port(), log_text(o.web.config_file));
   }
   auto snmp = exporters::snmp::start_snmp_agent(o.snmp, &snapshots_, &healths_, [this] {
-    auto status =
-        exporters::snmp::collector_status(poller_stats(), converter_stats(), snapshots_.load());
+    exporters::snmp::CollectorStatus status;
+    static_cast<converters::PipelineStatus&>(status) = converters::pipeline_status(
+        poller_stats(), converter_stats(), snapshots_.load().get(), converters::Clock::now());
     status.active_alerts = parts_->alerts->active_count();
     status.notifications_suppressed = parts_->alerts->suppressed();
     return status;

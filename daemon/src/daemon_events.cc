@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <iterator>
 #include <string>
 
 #include "ibpulse/base/log_text.h"
 #include "ibpulse/collector/sampler.h"
+#include "ibpulse/converters/pipeline_stats.h"
 
 namespace ibpulse::daemon {
 namespace {
@@ -129,20 +131,23 @@ void log_snmp_agent(exporters::snmp::SnmpAgent& agent,
 }
 
 void log_stopped(const collector::PollerStats& st, const converters::ConverterStats& cs) {
-  std::string failed;  // failed_timeout=... for every reason a MAD can fail for
-  for (const collector::MadFailure reason : collector::kMadFailureReasons)
-    failed += fmt::format(" failed_{}={}", collector::to_string(reason), st.mad.failed_for(reason));
-  spdlog::info(
-      "event=stopped sweeps={} samples={} converted={} ring_drops={} late_reads={} mad_sent={} "
-      "mad_answered={} mad_timeouts={} mad_late_replies={} mad_unreachable={} mad_retried={}{} "
-      "port_info_reads={} port_info_failures={} port_changes={} clears_sent={} "
-      "own_clears={} own_clears_failed={} foreign_clears={} lossy_intervals={} source_switches={} "
-      "readings_held={} clear_window_seconds={:.6f} clear_window_lost_max={}",
-      st.sweeps, st.samples, cs.samples, st.ring_drops, st.late_reads, st.mad.sent, st.mad.answered,
-      st.mad.attempt_timeouts, st.mad.stale_replies, st.mad.attempt_unreachable, st.mad.retried,
-      failed, st.port_info_reads, st.port_info_failures, st.port_changes, st.clears_sent,
-      cs.own_clears, cs.own_clears_failed, cs.foreign_clears, cs.lossy_intervals,
-      cs.source_switches, cs.readings_held, cs.clear_window_seconds, cs.clear_window_lost_max);
+  const converters::PipelineStatus status =
+      converters::pipeline_status(st, cs, nullptr, converters::Clock::now());
+  std::string line = "event=stopped";
+  for (const converters::PipelineStat& stat : converters::pipeline_stats()) {
+    if (stat.log_key.empty()) continue;
+    if (stat.by_reason != nullptr) {
+      for (const collector::MadFailure reason : collector::kMadFailureReasons) {
+        fmt::format_to(std::back_inserter(line), " {}_{}={}", stat.log_key,
+                       collector::to_string(reason), stat.by_reason(status, reason));
+      }
+    } else if (stat.count != nullptr) {
+      fmt::format_to(std::back_inserter(line), " {}={}", stat.log_key, stat.count(status));
+    } else {
+      fmt::format_to(std::back_inserter(line), " {}={:.6f}", stat.log_key, stat.seconds(status));
+    }
+  }
+  spdlog::info("{}", line);
 }
 
 }  // namespace ibpulse::daemon

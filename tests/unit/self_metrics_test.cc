@@ -2,6 +2,7 @@
 // (a counter a scrape saw must not shrink), and promtool's lint clean.
 #include "ibpulse/exporters/prometheus/self_metrics.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "promtool_lint.h"
@@ -97,6 +98,25 @@ TEST(SelfMetrics, TotalsNeverGoBackwardsWhileLevelsFollow) {
   metrics.append(out);
   EXPECT_TRUE(has_line(out, "ibpulse_sweeps_total 7")) << out;
   EXPECT_TRUE(has_line(out, "ibpulse_saturated_counters 1"));
+}
+
+// Each statistic of the poller's and converter's table is a family of its kind.
+TEST(SelfMetrics, EveryTableStatisticIsAFamilyOfItsKind) {
+  SelfMetrics metrics("1.2.3");
+  metrics.update(known_status());
+  std::string out;
+  metrics.append(out);
+  size_t families = 0;
+  for (const converters::PipelineStat& stat : converters::pipeline_stats()) {
+    if (stat.metric.empty()) continue;
+    const bool total = stat.kind == converters::StatKind::kTotal;
+    EXPECT_TRUE(
+        has_line(out, fmt::format("# TYPE {} {}", stat.metric, total ? "counter" : "gauge")))
+        << stat.metric;
+    EXPECT_TRUE(has_line(out, fmt::format("# HELP {} {}", stat.metric, stat.help))) << stat.metric;
+    ++families;
+  }
+  EXPECT_EQ(families, 33u);
 }
 
 TEST(SelfMetrics, PromtoolLintsThemClean) {

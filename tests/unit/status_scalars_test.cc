@@ -12,12 +12,16 @@ Oid scalar(uint32_t n) {
 
 TEST(StatusScalars, WalkGivesEveryScalarInOrderWithItsType) {
   CollectorStatus s;
-  s.nodes = 6;
-  s.ports = 24;
-  s.sweeps = 7;
-  s.last_sweep_lag_ms = 5'000'000'000;  // a Gauge32 saturates
-  s.mad_failures = 3;
-  s.snapshot_age_ms = 250;
+  s.poller.nodes = 6;
+  s.poller.ports = 24;
+  s.poller.sweeps = 7;
+  s.poller.last_sweep.seconds = 1.5;
+  s.poller.last_sweep.lag_seconds = 5'000'000;  // in ms a Gauge32 saturates
+  s.poller.mad.failed_for(collector::MadFailure::kTimeout) = 1;
+  s.poller.mad.failed_for(collector::MadFailure::kStatus) = 2;
+  s.converter.foreign_clears = 4;
+  s.converter.restarted_ports = 1;
+  s.snapshot_age_seconds = 0.25;
   std::vector<VarBind> walk;
   Oid at = {1, 3, 6, 1, 4, 1, 8072, 9999, 9999};
   VarBind vb;
@@ -33,9 +37,13 @@ TEST(StatusScalars, WalkGivesEveryScalarInOrderWithItsType) {
   EXPECT_EQ(walk[1].number, 24u);
   EXPECT_EQ(walk[4].number, 7u);  // ibpulseSweeps
   EXPECT_EQ(walk[4].type, VarType::kCounter64);
+  EXPECT_EQ(walk[5].number, 1500u);  // ibpulseLastSweepDuration, in ms
+  EXPECT_EQ(walk[5].type, VarType::kGauge32);
   EXPECT_EQ(walk[6].number, 4294967295u);  // ibpulseLastSweepLag
-  EXPECT_EQ(walk[10].number, 3u);          // ibpulseMadFailures
-  EXPECT_EQ(walk[13].number, 250u);        // ibpulseSnapshotAge
+  EXPECT_EQ(walk[10].number, 3u);          // ibpulseMadFailures: over every reason
+  EXPECT_EQ(walk[10].type, VarType::kCounter64);
+  EXPECT_EQ(walk[12].number, 5u);    // ibpulseDiscontinuities: clears and restarts
+  EXPECT_EQ(walk[13].number, 250u);  // ibpulseSnapshotAge, in ms
 }
 
 TEST(StatusScalars, InclusiveAndPastTheEnd) {

@@ -5,6 +5,7 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -36,7 +37,9 @@ void bring_up(pcpp::Counter& c, uint64_t total) {
 
 }  // namespace
 
-// Each series is a gauge set from the daemon's cumulative statistics (prometheus-cpp counters
+// The poller's and converter's statistics are families made from their table at each update.
+// The rest (scrapes, HTTP, alerts, remote write, local ports, subnets) live in a registry:
+// each series a gauge set from the daemon's cumulative statistics (prometheus-cpp counters
 // only move by increments); the ones that only grow carry `counter` in their TYPE through a
 // counter family whose value is brought up to the total.
 struct SelfMetrics::Impl {
@@ -51,13 +54,19 @@ struct SelfMetrics::Impl {
   };
   std::vector<Total> totals;
   std::vector<Level> levels;
+  // The poller's and converter's statistics (converters/pipeline_stats.h), as families made
+  // from each status; a total never shows less than an earlier scrape did (highest, per series
+  // in the table's order).
+  std::vector<pcpp::MetricFamily> pipeline;
+  std::vector<double> highest;
+  void pipeline_families(const converters::PipelineStatus& status);
   // One series per raised rule instance, added and removed as alerts come and go.
   pcpp::Family<pcpp::Gauge>* active_alerts = nullptr;
   std::map<pcpp::Labels, pcpp::Gauge*> active_series;
   // This collector's place among the shards: set once, from the first status.
   pcpp::Family<pcpp::Gauge>* shard_info = nullptr;
   bool shard_info_set = false;
-  std::mutex mutex;  // update(): counters are brought up to totals under it
+  std::mutex mutex;  // update() brings counters up to totals and makes `pipeline` under it
   // Remote write, one set of series per receiver URL (added when a URL first appears).
   pcpp::Family<pcpp::Counter>* rw_samples = nullptr;
   pcpp::Family<pcpp::Gauge>* rw_queue = nullptr;
@@ -138,104 +147,9 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
       .Add({{"version", version}})
       .Set(1);
   using S = const DaemonStatus&;
-  i.total("ibpulse_sweeps_total", "Full sweeps of the fabric's counters",
-          [](S s) { return s.poller.sweeps; });
-  i.level("ibpulse_last_sweep_duration_seconds", "Duration of the last full sweep",
-          [](S s) { return s.poller.last_sweep.seconds; });
-  i.level("ibpulse_last_sweep_lag_seconds",
-          "How much longer than poll.counters-interval the last sweep took (0: keeping up)",
-          [](S s) { return s.poller.last_sweep.lag_seconds; });
-  i.level("ibpulse_last_sweep_stale_ports", "Ports the last sweep could not read",
-          [](S s) { return static_cast<double>(s.poller.last_sweep.stale); });
-  i.level("ibpulse_fabric_nodes", "Nodes in the last discovery",
-          [](S s) { return static_cast<double>(s.poller.nodes); });
-  i.level("ibpulse_fabric_ports", "Ports in the last discovery",
-          [](S s) { return static_cast<double>(s.poller.ports); });
-  i.level("ibpulse_shards_configured", "shard.count: collectors sharing the fabric",
-          [](S s) { return static_cast<double>(s.poller.shard.count); });
-  i.level("ibpulse_shard_nodes", "Nodes this collector polls and exports (shard.*)",
-          [](S s) { return static_cast<double>(s.poller.owned_nodes); });
   i.shard_info = &gauge_family(i.registry, "ibpulse_shard_info",
                                "This collector's shard.index, shard.count and shard.replicas "
                                "(always 1): a shard missing from the TSDB is a dead collector");
-  i.total("ibpulse_discoveries_total", "Fabric discoveries run",
-          [](S s) { return s.poller.discoveries; });
-  i.total("ibpulse_discovery_failures_total", "Fabric discoveries that failed",
-          [](S s) { return s.poller.discovery_failures; });
-  i.level("ibpulse_discovery_missing_nodes",
-          "Nodes the last discovery did not find whose ports are still polled by their last LIDs "
-          "(until discovery.missing-limit discoveries in a row miss them)",
-          [](S s) { return static_cast<double>(s.poller.missing_nodes); });
-  i.level("ibpulse_discovery_ports_without_port_info",
-          "Linked ports the last discovery read no PortInfo of (lost SMPs): polled by their last "
-          "LIDs when an earlier discovery read it, else not until a discovery does",
-          [](S s) { return static_cast<double>(s.poller.ports_without_port_info); });
-  i.total("ibpulse_discovery_nodes_gone_total",
-          "Nodes dropped after discovery.missing-limit discoveries in a row missed them",
-          [](S s) { return s.poller.nodes_gone; });
-  i.total("ibpulse_late_reads_total",
-          "Reads that came due before the previous ones completed: the sweeps lag their interval",
-          [](S s) { return s.poller.late_reads; });
-  i.total("ibpulse_xmit_wait_tick_asks_total",
-          "Nodes' PortSamplesControl asked for their PortXmitWait tick and answered (not reads; "
-          "their failures are not in ibpulse_mads_failed_total)",
-          [](S s) { return s.poller.tick_asks_answered; });
-  i.total("ibpulse_xmit_wait_tick_asks_failed_total",
-          "Nodes' PortSamplesControl asks that failed after every retry (ibsim answers none): "
-          "those nodes' ports use the default tick",
-          [](S s) { return s.poller.tick_asks_failed; });
-  i.total("ibpulse_mads_sent_total", "PMA MADs sent, retries included",
-          [](S s) { return s.poller.mad.sent; });
-  i.total("ibpulse_mads_answered_total", "PMA MADs answered",
-          [](S s) { return s.poller.mad.answered; });
-  i.total("ibpulse_mad_timeouts_total", "MAD attempts that timed out",
-          [](S s) { return s.poller.mad.attempt_timeouts; });
-  i.total("ibpulse_mad_late_replies_total",
-          "Answers that came after their attempt had timed out (dropped: the read was retried or "
-          "failed)",
-          [](S s) { return s.poller.mad.stale_replies; });
-  i.total("ibpulse_mad_malformed_replies_total",
-          "Replies dropped because they were shorter than a MAD or answered another attribute "
-          "under one of our transaction IDs (the read is retried)",
-          [](S s) { return s.poller.mad.malformed_replies; });
-  for (const collector::MadFailure reason : collector::kMadFailureReasons) {
-    i.total("ibpulse_mads_failed_total",
-            "MADs that failed after every retry, by reason: timeout (no answer), unreachable "
-            "(came back undelivered), status (an error status, e.g. an attribute the PMA does "
-            "not support), redirect (the PMA asks to be reached elsewhere; not followed), "
-            "send_error (the send itself failed)",
-            [reason](S s) { return s.poller.mad.failed_for(reason); },
-            {{"reason", std::string(collector::to_string(reason))}});
-  }
-  i.total("ibpulse_ring_drops_total", "Samples dropped because the converter's ring was full",
-          [](S s) { return s.poller.ring_drops; });
-  i.total("ibpulse_samples_converted_total", "Samples the converter applied",
-          [](S s) { return s.converter.samples; });
-  i.total("ibpulse_foreign_clears_total",
-          "Readings below the previous one that ibpulse did not cause (out-of-band clears)",
-          [](S s) { return s.converter.foreign_clears; });
-  i.total("ibpulse_own_clears_total", "Counters cleared by ibpulse (counters.clear-policy)",
-          [](S s) { return s.converter.own_clears; });
-  i.total("ibpulse_own_clears_failed_total", "Clears ibpulse sent that the PMA did not confirm",
-          [](S s) { return s.converter.own_clears_failed; });
-  i.total("ibpulse_saturations_total",
-          "Readings that found a narrow counter latched at all ones (counts beyond it are lost)",
-          [](S s) { return s.converter.lossy_intervals; });
-  i.level("ibpulse_saturated_counters", "Narrow counters latched at all ones right now",
-          [](S s) { return static_cast<double>(s.saturated_counters); });
-  i.total("ibpulse_source_switches_total", "Counters that moved between 32- and 64-bit sources",
-          [](S s) { return s.converter.source_switches; });
-  i.total("ibpulse_readings_held_total",
-          "Samples with counters held back until their own copy is read again: restored ones "
-          "read from the other copy (narrow or 64-bit) than the last run's, and 64-bit ones "
-          "read narrow while their node's ClassPortInfo goes unanswered",
-          [](S s) { return s.converter.readings_held; });
-  i.total("ibpulse_discontinuities_total",
-          "Breaks in a counter's history: out-of-band clears, source switches, and ports "
-          "whose totals restarted (back after they were forgotten, taken up by a shard)",
-          [](S s) { return s.converter.discontinuities(); });
-  i.level("ibpulse_snapshot_age_seconds", "Age of the snapshot the scrape was rendered from",
-          [](S s) { return s.snapshot_age_seconds; });
   i.total("ibpulse_scrapes_total", "Scrapes of /metrics served", [](S s) { return s.scrapes; });
   i.total("ibpulse_scrape_errors_total", "Scrapes of /metrics that failed",
           [](S s) { return s.scrape_errors; });
@@ -292,6 +206,14 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
 
 namespace {
 
+pcpp::MetricFamily family_of(const converters::PipelineStat& stat) {
+  const bool total = stat.kind == converters::StatKind::kTotal;
+  return {std::string(stat.metric),
+          std::string(stat.help),
+          total ? pcpp::MetricType::Counter : pcpp::MetricType::Gauge,
+          {}};
+}
+
 pcpp::Labels alert_labels(const alerts::AlertEvent& e) {
   return {{"rule", e.rule},
           {"severity", std::string(to_string(e.severity))},
@@ -302,6 +224,33 @@ pcpp::Labels alert_labels(const alerts::AlertEvent& e) {
 }  // namespace
 
 SelfMetrics::~SelfMetrics() = default;
+
+void SelfMetrics::Impl::pipeline_families(const converters::PipelineStatus& status) {
+  pipeline.clear();
+  size_t series = 0;
+  for (const converters::PipelineStat& stat : converters::pipeline_stats()) {
+    if (stat.metric.empty()) continue;
+    pcpp::MetricFamily family = family_of(stat);
+    const auto add = [&](double value, std::vector<pcpp::ClientMetric::Label> labels) {
+      if (highest.size() <= series) highest.resize(series + 1, 0);
+      if (family.type == pcpp::MetricType::Counter) value = std::max(value, highest[series]);
+      highest[series++] = value;
+      pcpp::ClientMetric& m = family.metric.emplace_back();
+      m.label = std::move(labels);
+      (family.type == pcpp::MetricType::Counter ? m.counter.value : m.gauge.value) = value;
+    };
+    if (stat.by_reason != nullptr) {
+      for (const collector::MadFailure reason : collector::kMadFailureReasons)
+        add(static_cast<double>(stat.by_reason(status, reason)),
+            {{"reason", std::string(collector::to_string(reason))}});
+    } else if (stat.count != nullptr) {
+      add(static_cast<double>(stat.count(status)), {});
+    } else {
+      add(stat.seconds(status), {});
+    }
+    pipeline.push_back(std::move(family));
+  }
+}
 
 void SelfMetrics::update(const DaemonStatus& status) {
   std::lock_guard lock(impl_->mutex);
@@ -314,6 +263,7 @@ void SelfMetrics::update(const DaemonStatus& status) {
         .Set(1);
     impl_->shard_info_set = true;
   }
+  impl_->pipeline_families(status);
   impl_->local_ports(status.poller);
   impl_->subnets(status);
   for (const auto& t : impl_->totals)
@@ -348,7 +298,14 @@ void SelfMetrics::update(const DaemonStatus& status) {
 }
 
 void SelfMetrics::append(std::string& out) const {
-  out += pcpp::TextSerializer().Serialize(impl_->registry.Collect());
+  std::vector<pcpp::MetricFamily> families;
+  {
+    std::lock_guard lock(impl_->mutex);
+    families = impl_->pipeline;
+  }
+  for (pcpp::MetricFamily& family : impl_->registry.Collect())
+    families.push_back(std::move(family));
+  out += pcpp::TextSerializer().Serialize(families);
 }
 
 }  // namespace ibpulse::exporters::prometheus

@@ -56,14 +56,9 @@ void WebEndpoint::self_metrics(const MetricsServer::BodyWriter& write,
                                const converters::FabricSnapshot* snap) {
   thread_local std::string scratch;
   DaemonStatus status;
-  status.poller = sources_.poller();
-  status.converter = sources_.converter();
+  static_cast<converters::PipelineStatus&>(status) = converters::pipeline_status(
+      sources_.poller(), sources_.converter(), snap, converters::Clock::now());
   if (sources_.alerts) sources_.alerts(status);
-  if (snap) {
-    status.snapshot_age_seconds =
-        std::chrono::duration<double>(converters::Clock::now() - snap->published).count();
-    status.saturated_counters = snap->saturated_counters();
-  }
   if (const auto* server = serving_.load(std::memory_order_acquire)) {
     const auto st = server->stats();
     status.scrapes = st.scrapes;

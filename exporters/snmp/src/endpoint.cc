@@ -30,31 +30,6 @@ Result<std::string> snmp_state_dir(const std::filesystem::path& base) {
 
 }  // namespace
 
-CollectorStatus collector_status(
-    const collector::PollerStats& poller, const converters::ConverterStats& converter,
-    const std::shared_ptr<const converters::FabricSnapshot>& snapshot) {
-  CollectorStatus s;
-  s.nodes = poller.nodes;
-  s.ports = poller.ports;
-  s.discoveries = poller.discoveries;
-  s.discovery_failures = poller.discovery_failures;
-  s.sweeps = poller.sweeps;
-  s.last_sweep_ms = static_cast<uint64_t>(poller.last_sweep.seconds * 1000);
-  s.last_sweep_lag_ms = static_cast<uint64_t>(poller.last_sweep.lag_seconds * 1000);
-  s.stale_ports = poller.last_sweep.stale;
-  s.mads_sent = poller.mad.sent;
-  s.mad_timeouts = poller.mad.attempt_timeouts;
-  s.mad_failures = poller.mad.failed_total();
-  s.discontinuities = converter.discontinuities();
-  if (snapshot) {
-    s.saturated_counters = snapshot->saturated_counters();
-    s.snapshot_age_ms = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                  converters::Clock::now() - snapshot->published)
-                                                  .count());
-  }
-  return s;
-}
-
 Result<std::unique_ptr<SnmpAgent>> start_snmp_agent(EndpointOptions endpoint,
                                                     const converters::SnapshotStore* snapshots,
                                                     const alerts::HealthStore* healths,

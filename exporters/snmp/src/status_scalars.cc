@@ -4,39 +4,34 @@
 #include <array>
 #include <initializer_list>
 #include <limits>
+#include <vector>
 
 namespace ibpulse::exporters::snmp {
 namespace {
-
-constexpr uint32_t kScalars = 14;
 
 // Gauge32 saturates rather than wraps.
 uint64_t gauge(uint64_t v) {
   return std::min<uint64_t>(v, std::numeric_limits<uint32_t>::max());
 }
 
+// The statistic each scalar serves, by scalar number (index 0 unused).
+const std::vector<const converters::PipelineStat*>& scalar_stats() {
+  static const std::vector<const converters::PipelineStat*> stats = [] {
+    std::vector<const converters::PipelineStat*> by_number(converters::pipeline_snmp_scalars() + 1);
+    for (const converters::PipelineStat& stat : converters::pipeline_stats())
+      if (stat.snmp_scalar != 0) by_number[stat.snmp_scalar] = &stat;
+    return by_number;
+  }();
+  return stats;
+}
+
+// IBPULSE-MIB: Counter64 for the totals, Gauge32 for the levels.
 void value(const CollectorStatus& s, uint32_t n, VarBind& out) {
-  const std::array<uint64_t, kScalars + 1> values = {0,
-                                                     s.nodes,
-                                                     s.ports,
-                                                     s.discoveries,
-                                                     s.discovery_failures,
-                                                     s.sweeps,
-                                                     s.last_sweep_ms,
-                                                     s.last_sweep_lag_ms,
-                                                     s.stale_ports,
-                                                     s.mads_sent,
-                                                     s.mad_timeouts,
-                                                     s.mad_failures,
-                                                     s.saturated_counters,
-                                                     s.discontinuities,
-                                                     s.snapshot_age_ms};
-  // IBPULSE-MIB: Counter64 for the totals, Gauge32 for the levels.
-  constexpr std::array<bool, kScalars + 1> total = {false, false, false, true,  true,
-                                                    true,  false, false, false, true,
-                                                    true,  true,  false, true,  false};
-  out.type = total[n] ? VarType::kCounter64 : VarType::kGauge32;
-  out.number = total[n] ? values[n] : gauge(values[n]);
+  const converters::PipelineStat& stat = *scalar_stats().at(n);
+  const uint64_t v = converters::whole_value(stat, s);
+  const bool total = stat.kind == converters::StatKind::kTotal;
+  out.type = total ? VarType::kCounter64 : VarType::kGauge32;
+  out.number = total ? v : gauge(v);
 }
 
 // GETNEXT over the scalars base.1.0 to base.count.0; `value` fills scalar n.
@@ -84,8 +79,8 @@ const Oid& alert_scalars_oid() {
 
 bool status_next(const CollectorStatus& status, std::span<const uint32_t> oid, bool inclusive,
                  VarBind& out) {
-  return scalar_next(collector_status_oid(), kScalars, oid, inclusive, out,
-                     [&](uint32_t n, VarBind& vb) { value(status, n, vb); });
+  return scalar_next(collector_status_oid(), converters::pipeline_snmp_scalars(), oid, inclusive,
+                     out, [&](uint32_t n, VarBind& vb) { value(status, n, vb); });
 }
 
 bool alerts_next(const AlertScalars& alerts, std::span<const uint32_t> oid, bool inclusive,

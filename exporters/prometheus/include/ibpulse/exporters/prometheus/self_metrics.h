@@ -7,8 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "ibpulse/collector/poller.h"
-#include "ibpulse/converters/snapshot.h"
+#include "ibpulse/converters/pipeline_stats.h"
 #include "ibpulse/exporters/alerts/engine.h"
 
 namespace ibpulse::exporters::prometheus {
@@ -26,11 +25,9 @@ struct RemoteWriteStatus {
   uint64_t snapshots_written = 0, snapshots_skipped = 0;
 };
 
-struct DaemonStatus {
-  collector::PollerStats poller;
-  converters::ConverterStats converter;
-  double snapshot_age_seconds = 0;
-  uint64_t saturated_counters = 0;  // latched narrow counters in that snapshot
+// The poller's and converter's statistics (the series converters/pipeline_stats.h declares),
+// and what the endpoints, the alerts and remote write count.
+struct DaemonStatus : converters::PipelineStatus {
   uint64_t scrapes = 0, scrape_errors = 0;
   double last_scrape_seconds = 0;
   // HTTP requests refused: no or wrong credentials, failed TLS handshakes, malformed heads.

@@ -25,11 +25,6 @@ struct EndpointOptions {
   std::filesystem::path state_dir;               // the daemon's; empty: none (no SNMPv3)
 };
 
-// IBPULSE-MIB's collector scalars from the daemon's statistics and its latest snapshot.
-CollectorStatus collector_status(const collector::PollerStats& poller,
-                                 const converters::ConverterStats& converter,
-                                 const std::shared_ptr<const converters::FabricSnapshot>& snapshot);
-
 // Null when the agent's listen address is "off". Errors name what to fix. `status` feeds
 // IBPULSE-MIB's collector scalars.
 Result<std::unique_ptr<SnmpAgent>> start_snmp_agent(EndpointOptions endpoint,

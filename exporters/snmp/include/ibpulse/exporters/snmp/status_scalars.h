@@ -10,20 +10,15 @@
 #include <cstdint>
 #include <span>
 
+#include "ibpulse/converters/pipeline_stats.h"
 #include "ibpulse/exporters/snmp/mib_view.h"
 
 namespace ibpulse::exporters::snmp {
 
-struct CollectorStatus {
-  uint64_t nodes = 0, ports = 0;
-  uint64_t discoveries = 0, discovery_failures = 0;
-  uint64_t sweeps = 0;
-  uint64_t last_sweep_ms = 0, last_sweep_lag_ms = 0, stale_ports = 0;
-  uint64_t mads_sent = 0, mad_timeouts = 0, mad_failures = 0;
-  uint64_t saturated_counters = 0, discontinuities = 0;
-  uint64_t snapshot_age_ms = 0;
-  // The threshold engine's (ibpulseActiveAlerts, ibpulseNotificationsSuppressed); the agent
-  // adds what it counts itself (sent, dropped).
+// The statistics the scalars are read from (the table in converters/pipeline_stats.h names
+// each scalar's statistic), and the threshold engine's (ibpulseActiveAlerts,
+// ibpulseNotificationsSuppressed); the agent adds what it counts itself (sent, dropped).
+struct CollectorStatus : converters::PipelineStatus {
   uint64_t active_alerts = 0, notifications_suppressed = 0;
 };
 
