@@ -18,8 +18,7 @@ void Poller::State::rebuild_plans() {
   for (size_t i = 0; i < topology.ports.size(); ++i)
     plans[i] = plan_for(topology.ports[i]);
   // A clear waits for a read of its attribute: drop those no plan reads any more.
-  std::erase_if(pending_clears,
-                [&](const auto& entry) { return !reads(entry.first.first, entry.first.second); });
+  pending_clears.keep_only([&](PortKey port, Attribute a) { return reads(port, a); });
 }
 
 PortPlan Poller::State::plan_for(const Port& port) {

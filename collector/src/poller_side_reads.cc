@@ -80,15 +80,14 @@ void Poller::State::port_info_reply(const Context& ctx, const MadCompletion& c) 
   Port& port = topology.ports[ctx.index];
   IBPULSE_CHECK(port.key == ctx.port, "a PortInfo reply for another port");
   const LinkState fresh = link_state_from_port_info(c.data.data());
-  if (fresh == port.link) return;
+  const LinkChange change = link_change(port.link, fresh);
+  if (!change.changed) return;
   const LinkState before = port.link;
   port.link = fresh;
   ++local_port_changes;
   if (events.port_changed) events.port_changed(port, before);
-  // A link that came up or went down changes peers and LIDs: let discovery look. One that
-  // came up may run another FEC mode: its extended speeds layout is asked again.
-  if (fresh.state == 4 && before.state != 4) layouts.forget(port.key);
-  if ((fresh.state == 4) != (before.state == 4)) {  // 4: Active
+  if (change.ask_layout) layouts.forget(port.key);
+  if (change.rediscover) {
     std::lock_guard lock(mutex);
     rediscover_requested = true;
     pending_work.store(true);
@@ -96,14 +95,14 @@ void Poller::State::port_info_reply(const Context& ctx, const MadCompletion& c) 
 }
 
 void Poller::State::clear_after_read(const Context& ctx) {
-  const auto it = pending_clears.find({ctx.port, ctx.attribute});
-  if (it == pending_clears.end() || ctx.index >= topology.ports.size()) return;
+  if (ctx.index >= topology.ports.size()) return;
+  const uint64_t fields = pending_clears.due(ctx.port, ctx.attribute);
+  if (fields == 0) return;
   const Port& port = topology.ports[ctx.index];
   Context set = ctx;
   set.item = kClearItem;
   set.primary = false;  // its answer is a baseline, not the port's reading
-  set.cleared = it->second;
-  pending_clears.erase(it);
+  set.cleared = fields;
   engine->submit(pma_clear(ctx.attribute, port.lid, port.key.port, plans[ctx.index].node,
                            set.cleared, new_context(set)));
   ++local_clears_sent;
@@ -117,11 +116,7 @@ void Poller::State::clear_reply(const Context& ctx, const MadCompletion& c) {
 
 void Poller::State::take_clear_requests() {
   if (clears == nullptr) return;
-  ClearRequest r;
-  while (clears->pop(r)) {
-    // A clear of an attribute the port is not read through would wait forever.
-    if (reads(r.port, r.attribute)) pending_clears[{r.port, r.attribute}] |= r.fields;
-  }
+  pending_clears.take(*clears, [&](PortKey port, Attribute a) { return reads(port, a); });
 }
 
 void Poller::State::ask_ticks() {

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "clear_queue.h"
 #include "ibpulse/base/check.h"
 #include "ibpulse/base/log_text.h"
 #include "ibpulse/collector/missing_nodes.h"
@@ -126,7 +127,7 @@ struct Poller::State {
   SlotPool<ItemState> items;
 
   ClearRing* clears = nullptr;  // requests from the converter, or none
-  std::map<std::pair<PortKey, Attribute>, uint64_t> pending_clears;  // -> fields
+  ClearQueue pending_clears;
   uint64_t local_clears_sent = 0;
 
   SlotPool<Context, uint64_t> contexts;  // what each MAD in flight is for: its cookie

@@ -28,4 +28,13 @@ LinkState link_state_from_port_info(const uint8_t* info) {
   return s;
 }
 
+LinkChange link_change(const LinkState& before, const LinkState& now) {
+  constexpr uint8_t kActive = 4;
+  LinkChange c;
+  c.changed = !(now == before);
+  c.ask_layout = now.state == kActive && before.state != kActive;
+  c.rediscover = (now.state == kActive) != (before.state == kActive);
+  return c;
+}
+
 }  // namespace ibpulse::collector
