@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "ibpulse/base/duration.h"
 #include "ibpulse/collector/config_keys.h"
 
 namespace ibpulse::cli {
@@ -71,6 +72,29 @@ Result<collector::PollerOptions> fabric_options(const config::FlagValues& flags,
     return Error{s.error()};
   }
   return fallback;
+}
+
+CLI::Option* add_seconds_option(CLI::App& app, const std::string& name, double& seconds,
+                                const std::string& help, double min, double max) {
+  auto* option = app.add_option_function<std::string>(
+      name,
+      [&seconds, name, min, max](const std::string& text) {
+        if (text == "0" && min == 0) {
+          seconds = 0;
+          return;
+        }
+        const auto d = parse_duration(text);
+        if (!d) throw CLI::ValidationError(name, d.error());
+        const double s = std::chrono::duration<double>(*d).count();
+        if (s < min || s > max) {
+          throw CLI::ValidationError(
+              name, fmt::format("'{}' is outside {}s to {}s", text, min == 0 ? 0.001 : min, max));
+        }
+        seconds = s;
+      },
+      help);
+  option->type_name("DURATION");
+  return option;
 }
 
 }  // namespace ibpulse::cli

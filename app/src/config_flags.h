@@ -46,4 +46,10 @@ void add_fabric_flags(CLI::App& app, config::FlagValues& flags, const std::set<s
 Result<collector::PollerOptions> fabric_options(const config::FlagValues& flags,
                                                 collector::PollerOptions fallback = {});
 
+// A command's length or period in seconds that also takes a duration as the configuration
+// writes one ("90", "1m30s", "500ms"), from `min` to `max` seconds; "0" is taken (as 0) only
+// when `min` is 0, where it keeps the option's "none" meaning.
+CLI::Option* add_seconds_option(CLI::App& app, const std::string& name, double& seconds,
+                                const std::string& help, double min, double max);
+
 }  // namespace ibpulse::cli

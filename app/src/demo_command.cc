@@ -11,6 +11,7 @@
 
 #include "cli_support.h"
 #include "commands.h"
+#include "config_flags.h"
 #include "ibpulse/sim/fabric.h"
 
 namespace ibpulse::cli {
@@ -328,8 +329,9 @@ void add_demo_command(CLI::App& app, Action& action) {
   demo->add_option("--utilization", a->utilization, "Generated traffic, fraction of link rate")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
-  demo->add_option("--duration", a->duration, "Seconds to run (default: until Ctrl-C)")
-      ->check(CLI::NonNegativeNumber);
+  add_seconds_option(*demo, "--duration", a->duration,
+                     "How long to run: seconds or a duration (90, 1m30s; default: until Ctrl-C)", 0,
+                     86400);
   demo->callback([a, &action] { action = [a] { return run_demo(*a); }; });
 }
 

@@ -11,6 +11,7 @@
 
 #include "cli_support.h"
 #include "commands.h"
+#include "config_flags.h"
 #include "ibpulse/base/duration.h"
 #include "ibpulse/schema/counters.h"
 #include "ibpulse/sim/port_spec.h"
@@ -210,8 +211,9 @@ void add_sim_traffic_command(CLI::App& sim, Action& action) {
       ->add_option("--utilization", a->utilization,
                    "Fraction of each link's data rate, 0-1, in both directions")
       ->check(CLI::Range(0.0, 1.0));
-  traffic->add_option("--duration", a->duration, "Seconds to run (default: until Ctrl-C)")
-      ->check(CLI::PositiveNumber);
+  add_seconds_option(*traffic, "--duration", a->duration,
+                     "How long to run: seconds or a duration (90, 1m30s; default: until Ctrl-C)",
+                     0.001, 86400);
   traffic->add_option("--errors", a->errors,
                       "Error rules: [Attribute.]Field=RATE[@NODE[PORT]], comma-separated, RATE "
                       "per second per port, e.g. SymbolErrorCounter=5,PortRcvErrors=1@Hca1[1]");

@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "commands.h"
+#include "config_flags.h"
 #include "ibpulse/exporters/alerts/health_text.h"
 #include "ibpulse/exporters/prometheus/http_fetch.h"
 
@@ -281,9 +282,9 @@ void add_top_command(CLI::App& app, Action& action) {
   top->add_option("--filter", a->filter,
                   "Only links and roots with an end whose node name or GUID matches this "
                   "regular expression (a switch's name, a rack's prefix)");
-  top->add_option("--interval", a->interval, "Seconds between refreshes")
-      ->capture_default_str()
-      ->check(CLI::Range(0.2, 3600.0));
+  add_seconds_option(*top, "--interval", a->interval,
+                     "Time between refreshes: seconds or a duration (500ms, 1m)", 0.2, 3600)
+      ->default_str("1s");
   top->callback([a, &action] {
     action = [a] {
       if (a->json && !a->once) return fail("--json needs --once: the live view is for people");

@@ -97,6 +97,10 @@ TEST(Cli, BadSettingValuesAreRefusedNotRounded) {
       {{"run", "--health.maintenance", "leaf07"}, "expected NODE@UNTIL"},
       {{"run", "--health.maintenance", "leaf07@noon"}, "expected a UTC time"},
       {{"run", "--health.maintenance", "leaf[@2026-11-29T06:00Z"}, "bad regular expression"},
+      // A command's seconds take durations too, in their range.
+      {{"top", "--interval", "100ms", "--once"}, "is outside 0.2s to 3600s"},
+      {{"top", "--interval", "1.5ms", "--once"}, "whole number of milliseconds"},
+      {{"demo", "--duration", "2d"}, "expected a duration like 500ms"},
   };
   for (const auto& [args, why] : bad) {
     const auto out = run_ibpulse(args);

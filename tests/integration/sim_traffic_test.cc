@@ -87,10 +87,10 @@ TEST(SimTraffic, BothEndsOfALinkMoveByTheInjectedAmount) {
 TEST(SimTraffic, ErrorCountersMoveByExactlyTheReportedCount) {
   const uint64_t before = fabric().perfquery("Hca2", 1, "PortRcvErrors");
   const uint64_t other_before = fabric().perfquery("Hca3", 1, "PortRcvErrors");
-  const auto report = run_traffic({"--errors", "PortRcvErrors=10@Hca2[1]", "--duration", "1.5"});
+  const auto report = run_traffic({"--errors", "PortRcvErrors=10@Hca2[1]", "--duration", "1500ms"});
   const uint64_t injected =
       port_report(report, "Hca2", 1).at("errors").at("PortCounters.PortRcvErrors");
-  EXPECT_EQ(injected, 15u);  // 10/s for 1.5 s
+  EXPECT_EQ(injected, 15u);  // 10/s for 1.5 s (a duration, as the configuration writes one)
   // MADs never move error counters: the difference is exact.
   EXPECT_EQ(fabric().perfquery("Hca2", 1, "PortRcvErrors"), before + injected);
   EXPECT_EQ(fabric().perfquery("Hca3", 1, "PortRcvErrors"), other_before)
