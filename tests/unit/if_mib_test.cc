@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <sstream>
+#include <string>
+
 namespace ibpulse::converters {
 namespace {
 
@@ -33,6 +37,40 @@ CoreTotals sample_totals() {
 
 uint64_t v(const DerivedTotals& d, DerivedId id) {
   return d[static_cast<size_t>(id)];
+}
+
+// The schema's help states a formula ("IF-MIB ifInErrors: PortRcvRemotePhysicalErrors +
+// PortRcvErrors"); the converters compute it. The counters the prose names are the ones the
+// formula reads (without the IETF counters, where the help's formulas apply), and its weights
+// are the draft's POH and SLP.
+TEST(IfMib, TheSchemasFormulaProseNamesTheCountersTheFormulaReads) {
+  size_t formulas = 0;
+  for (size_t d = 0; d < schema::kDerivedCount; ++d) {
+    const auto id = static_cast<DerivedId>(d);
+    const std::string help(schema::derived(id).help);
+    const size_t colon = help.find(": ");
+    if (colon == std::string::npos) continue;  // no formula in its help: one counter's copy
+    ++formulas;
+    std::set<std::string> named;
+    std::istringstream terms(help.substr(colon + 2));
+    for (std::string word; terms >> word;) {
+      if (word == "+" || word == "x") continue;
+      if (word == "4") {
+        EXPECT_EQ(kPacketOverhead, 4u);
+      } else if (word == "8") {
+        EXPECT_EQ(kSlpOctets, 8u);
+      } else {
+        named.insert(word);
+      }
+    }
+    std::set<std::string> read;
+    const uint64_t components = if_mib_components(false, id);
+    for (size_t c = 0; c < schema::kCoreCounterCount; ++c) {
+      if ((components >> c & 1) != 0) read.insert(std::string(schema::counter_table()[c].field));
+    }
+    EXPECT_EQ(named, read) << help;
+  }
+  EXPECT_EQ(formulas, 5u);  // octets in and out, discards in and out, errors in
 }
 
 TEST(IfMib, OctetsAddPacketOverheadAndFlowControlPackets) {
