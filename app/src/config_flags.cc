@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include "ibpulse/base/duration.h"
 #include "ibpulse/collector/config_keys.h"
 
@@ -79,17 +81,22 @@ CLI::Option* add_seconds_option(CLI::App& app, const std::string& name, double& 
   auto* option = app.add_option_function<std::string>(
       name,
       [&seconds, name, min, max](const std::string& text) {
-        if (text == "0" && min == 0) {
-          seconds = 0;
+        const auto outside = [&] {
+          return CLI::ValidationError(name,
+                                      fmt::format("'{}' is outside {}s to {}s", text, min, max));
+        };
+        // Plain seconds as before ("90", "1.5"), with their whole range; a duration otherwise.
+        char* end = nullptr;
+        const double plain = std::strtod(text.c_str(), &end);
+        if (!text.empty() && *end == '\0') {
+          if (!(plain >= min && plain <= max)) throw outside();
+          seconds = plain;
           return;
         }
         const auto d = parse_duration(text);
         if (!d) throw CLI::ValidationError(name, d.error());
         const double s = std::chrono::duration<double>(*d).count();
-        if (s < min || s > max) {
-          throw CLI::ValidationError(
-              name, fmt::format("'{}' is outside {}s to {}s", text, min == 0 ? 0.001 : min, max));
-        }
+        if (s < min || s > max) throw outside();
         seconds = s;
       },
       help);

@@ -47,8 +47,8 @@ Result<collector::PollerOptions> fabric_options(const config::FlagValues& flags,
                                                 collector::PollerOptions fallback = {});
 
 // A command's length or period in seconds that also takes a duration as the configuration
-// writes one ("90", "1m30s", "500ms"), from `min` to `max` seconds; "0" is taken (as 0) only
-// when `min` is 0, where it keeps the option's "none" meaning.
+// writes one ("90", "1.5", "1m30s", "500ms"), from `min` to `max` seconds (a duration: at most
+// a day). "0" is taken only when `min` is 0, where it keeps the option's "none" meaning.
 CLI::Option* add_seconds_option(CLI::App& app, const std::string& name, double& seconds,
                                 const std::string& help, double min, double max);
 

@@ -331,7 +331,7 @@ void add_demo_command(CLI::App& app, Action& action) {
       ->check(CLI::Range(0.0, 1.0));
   add_seconds_option(*demo, "--duration", a->duration,
                      "How long to run: seconds or a duration (90, 1m30s; default: until Ctrl-C)", 0,
-                     86400);
+                     1e9);
   demo->callback([a, &action] { action = [a] { return run_demo(*a); }; });
 }
 

@@ -213,7 +213,7 @@ void add_sim_traffic_command(CLI::App& sim, Action& action) {
       ->check(CLI::Range(0.0, 1.0));
   add_seconds_option(*traffic, "--duration", a->duration,
                      "How long to run: seconds or a duration (90, 1m30s; default: until Ctrl-C)",
-                     0.001, 86400);
+                     0.001, 1e9);
   traffic->add_option("--errors", a->errors,
                       "Error rules: [Attribute.]Field=RATE[@NODE[PORT]], comma-separated, RATE "
                       "per second per port, e.g. SymbolErrorCounter=5,PortRcvErrors=1@Hca1[1]");
