@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <cstdlib>
+#include <cmath>
 
 #include "ibpulse/base/duration.h"
 #include "ibpulse/collector/config_keys.h"
@@ -86,11 +86,9 @@ CLI::Option* add_seconds_option(CLI::App& app, const std::string& name, double& 
                                       fmt::format("'{}' is outside {}s to {}s", text, min, max));
         };
         // Plain seconds as before ("90", "1.5"), with their whole range; a duration otherwise.
-        char* end = nullptr;
-        const double plain = std::strtod(text.c_str(), &end);
-        if (!text.empty() && *end == '\0') {
-          if (!(plain >= min && plain <= max)) throw outside();
-          seconds = plain;
+        if (const auto plain = config::parse_real(text, -HUGE_VAL, HUGE_VAL)) {
+          if (!(*plain >= min && *plain <= max)) throw outside();
+          seconds = *plain;
           return;
         }
         const auto d = parse_duration(text);

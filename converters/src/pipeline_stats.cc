@@ -1,6 +1,5 @@
 #include "ibpulse/converters/pipeline_stats.h"
 
-#include <array>
 #include <chrono>
 
 #include "ibpulse/base/check.h"

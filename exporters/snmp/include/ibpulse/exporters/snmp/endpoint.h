@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "ibpulse/base/result.h"
-#include "ibpulse/collector/poller.h"
 #include "ibpulse/converters/snapshot.h"
 #include "ibpulse/exporters/snmp/agent.h"
 
