@@ -107,15 +107,23 @@ TEST(Congestion, PlantedHotSpotNamesItsRootAndVictims) {
   Planter planter(loads);
   const std::string root = labels("Switch2", 2);
   std::string scrape;
+  nlohmann::json api;
+  // The planter's writes land up to a few hundred ms late on a loaded machine, so one interval
+  // can read the root below the root threshold (0.9 of line rate): wait for an interval that
+  // reads the planted load in both views (each fetch may see a different snapshot).
   ASSERT_TRUE(eventually(
       [&] {
         scrape = http_get(d.web_port(), "/metrics");
         // A whole interval of planted load: the first one the daemon reads is partly before.
-        return metric_value(scrape, "infiniband_port_congestion_victims", root) == 4 &&
-               metric_value(scrape, "infiniband_port_xmit_wait_ratio", root) > 0.4;
+        if (metric_value(scrape, "infiniband_port_congestion_victims", root) != 4 ||
+            metric_value(scrape, "infiniband_port_xmit_wait_ratio", root) <= 0.4)
+          return false;
+        api = nlohmann::json::parse(http_get(d.web_port(), "/api/health"));
+        return !api["roots"].empty();
       },
       30s))
-      << scrape;
+      << scrape << "\n"
+      << api.dump();
   EXPECT_EQ(metric_value(scrape, "infiniband_port_congestion", root + ",role=\"root\""), 1);
   for (const auto& [node, port] : victims) {
     EXPECT_EQ(
@@ -126,8 +134,7 @@ TEST(Congestion, PlantedHotSpotNamesItsRootAndVictims) {
   EXPECT_EQ(count(scrape, "\ninfiniband_port_congestion{"), 5u) << scrape;
   EXPECT_NEAR(metric_value(scrape, "infiniband_port_xmit_wait_ratio", root), 0.5, 0.1);
   // /api/health lists the root with its victims and the receiver it feeds.
-  const auto api = nlohmann::json::parse(http_get(d.web_port(), "/api/health"));
-  ASSERT_GE(api["roots"].size(), 1u) << api.dump();
+  ASSERT_EQ(api["roots"].size(), 1u) << api.dump();
   const auto& first = api["roots"][0];
   EXPECT_EQ(first["node"], "Switch2");
   EXPECT_EQ(first["port"], 2);
@@ -155,17 +162,18 @@ TEST(Congestion, AUniformlyLoadedFabricHasNoRoots) {
   ASSERT_TRUE(eventually(
       [&] {
         scrape = http_get(d.web_port(), "/metrics");
-        return std::ranges::all_of(loads, [&](const Load& l) {
-          return metric_value(scrape, "infiniband_port_xmit_wait_ratio", labels(l.node, l.port)) >=
-                 0.005;
-        });
+        // Late planter writes (a loaded machine) can read one interval well below 0.95.
+        return metric_value(scrape, "infiniband_port_xmit_utilization_ratio", labels("Hca1", 1)) >
+                   0.85 &&
+               std::ranges::all_of(loads, [&](const Load& l) {
+                 return metric_value(scrape, "infiniband_port_xmit_wait_ratio",
+                                     labels(l.node, l.port)) >= 0.005;
+               });
       },
       30s))
       << scrape;
   EXPECT_EQ(count(scrape, "\ninfiniband_port_congestion{"), 0u) << scrape;
   EXPECT_EQ(count(scrape, "\ninfiniband_port_congestion_victims{"), 0u);
-  EXPECT_GT(metric_value(scrape, "infiniband_port_xmit_utilization_ratio", labels("Hca1", 1)),
-            0.85);
 }
 
 // The same tree from the traffic generator's hot spot (docs/simulated-fabric.md): Hca1, Hca2 and
