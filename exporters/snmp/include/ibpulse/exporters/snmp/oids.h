@@ -20,6 +20,8 @@ inline const Oid kIbpulseRoot = {1, 3, 6, 1, 4, 1, 8072, 9999, 9999};
 inline const Oid kInfinibandMib = {1, 3, 6, 1, 3, 117};
 // IB-IF-MIB's ibIfMIB: infinibandMIB 2 (docs/snmp.md says why).
 inline const Oid kIbIfMib = {1, 3, 6, 1, 3, 117, 2};
+// IB-SMA-MIB's ibSmaMIB: infinibandMIB 3.
+inline const Oid kIbSmaMib = {1, 3, 6, 1, 3, 117, 3};
 
 // IBPULSE-MIB's ibpulsePorts (ibpulseObjects 4) and the entry of its ibpulsePortTable, whose
 // rows augment ifEntry in every context.
