@@ -30,6 +30,11 @@ Node read_node(const ibnd_node_t& n, const NodeNameMap& names) {
   node.name = named != names.end() ? named->second : node.description;
   node.num_ports = static_cast<uint8_t>(n.numports);
   node.system_image_guid = mad_get_field64(const_cast<uint8_t*>(n.info), 0, IB_NODE_SYSTEM_GUID_F);
+  node.sma = sma_node_info(n.info);
+  if (node.kind == NodeKind::kSwitch) {
+    node.switch_info = sma_switch_info(n.switchinfo);
+    if (n.ports != nullptr && n.ports[0] != nullptr) node.port0 = sma_port_info(n.ports[0]->info);
+  }
   return node;
 }
 
@@ -41,6 +46,7 @@ Port read_port(uint64_t node_guid, uint8_t number, const ibnd_port_t& ip,
   p.key = {node_guid, number};
   p.port_guid = ip.guid;
   p.link = link_state_from_port_info(ip.info);
+  p.sma = sma_port_info(ip.info);
   p.lid = addressing.base_lid;
   p.lmc = addressing.lmc;
   auto* info = const_cast<uint8_t*>(addressing.info);

@@ -15,8 +15,10 @@ std::shared_ptr<const ibpulse::collector::Topology> topology() {
   static const auto t = [] {
     auto out = std::make_shared<ibpulse::collector::Topology>();
     out->subnet_prefix = 0xfe80000000000000ull;
-    out->nodes.push_back({0x10, ibpulse::collector::NodeKind::kCa, "hca", "hca", 1, 0, 1});
-    out->nodes.push_back({0x20, ibpulse::collector::NodeKind::kSwitch, "sw", "sw", 8, 0, 2});
+    out->nodes.push_back(
+        {0x10, ibpulse::collector::NodeKind::kCa, "hca", "hca", 1, 0, 1, {}, {}, {}});
+    out->nodes.push_back(
+        {0x20, ibpulse::collector::NodeKind::kSwitch, "sw", "sw", 8, 0, 2, {}, {}, {}});
     for (const ibpulse::collector::PortKey key :
          {ibpulse::collector::PortKey{0x10, 1}, ibpulse::collector::PortKey{0x20, 3}}) {
       ibpulse::collector::Port p;

@@ -39,8 +39,9 @@ class FabricClock {
  public:
   FabricClock() {
     auto t = std::make_shared<collector::Topology>();
-    t->nodes = {{kSwitch, collector::NodeKind::kSwitch, "leaf01 switch", "leaf01", 4, 0, 1},
-                {kHca, collector::NodeKind::kCa, "node07 HCA-1", "node07", 1, 0, 2}};
+    t->nodes = {
+        {kSwitch, collector::NodeKind::kSwitch, "leaf01 switch", "leaf01", 4, 0, 1, {}, {}, {}},
+        {kHca, collector::NodeKind::kCa, "node07 HCA-1", "node07", 1, 0, 2, {}, {}, {}}};
     std::sort(t->nodes.begin(), t->nodes.end(), [](auto& a, auto& b) { return a.guid < b.guid; });
     for (uint8_t port = 1; port <= 4; ++port)
       t->ports.push_back(port_of(kSwitch, port, port == 1));

@@ -20,8 +20,9 @@ constexpr collector::PortKey kHca{0x11, 1}, kSwitch{0x50, 1};
 // Two nodes linked port to port; `up` false: the link is down (both ends).
 std::shared_ptr<const converters::FabricSnapshot> snapshot(uint64_t sequence, bool up) {
   auto topology = std::make_shared<collector::Topology>();
-  topology->nodes = {{kHca.node_guid, collector::NodeKind::kCa, "h1", "h1", 1, 0, 1},
-                     {kSwitch.node_guid, collector::NodeKind::kSwitch, "sw", "sw", 1, 0, 2}};
+  topology->nodes = {
+      {kHca.node_guid, collector::NodeKind::kCa, "h1", "h1", 1, 0, 1, {}, {}, {}},
+      {kSwitch.node_guid, collector::NodeKind::kSwitch, "sw", "sw", 1, 0, 2, {}, {}, {}}};
   auto s = std::make_shared<converters::FabricSnapshot>();
   s->sequence = sequence;
   s->published = Clock::now();

@@ -209,8 +209,16 @@ std::shared_ptr<collector::Topology> many_ports() {
   auto t = std::make_shared<collector::Topology>();
   for (uint64_t n = 1; n <= 6; ++n) {
     const uint64_t guid = kSwitch + 0x100 * n;
-    t->nodes.push_back(
-        {guid, collector::NodeKind::kSwitch, "spine", "spine", 250, 0, static_cast<uint16_t>(n)});
+    t->nodes.push_back({guid,
+                        collector::NodeKind::kSwitch,
+                        "spine",
+                        "spine",
+                        250,
+                        0,
+                        static_cast<uint16_t>(n),
+                        {},
+                        {},
+                        {}});
     for (unsigned port = 1; port <= 250; ++port)
       t->ports.push_back(FabricClock::port_of(guid, static_cast<uint8_t>(port), true));
   }

@@ -31,8 +31,8 @@ TEST(NodeNameMap, ReportsFileAndLine) {
 
 Topology two_ports(uint16_t lid, bool linked) {
   Topology t;
-  t.nodes = {Node{0x10, NodeKind::kCa, "a", "a", 1, 0x10, lid},
-             Node{0x20, NodeKind::kSwitch, "s", "s", 1, 0x20, 1}};
+  t.nodes = {Node{0x10, NodeKind::kCa, "a", "a", 1, 0x10, lid, {}, {}, {}},
+             Node{0x20, NodeKind::kSwitch, "s", "s", 1, 0x20, 1, {}, {}, {}}};
   Port a;
   a.key = {0x10, 1};
   a.lid = lid;

@@ -36,10 +36,11 @@ class Fabric {
  public:
   Fabric() {
     topology_ = std::make_shared<collector::Topology>();
-    topology_->nodes = {{kH1, collector::NodeKind::kCa, "h1", "h1", 1, 0, 1},
-                        {kH2, collector::NodeKind::kCa, "h2", "h2", 1, 0, 2},
-                        {kH3, collector::NodeKind::kCa, "h3", "h3", 1, 0, 3},
-                        {kSw, collector::NodeKind::kSwitch, "leaf07", "leaf07", 4, 0, 4}};
+    topology_->nodes = {
+        {kH1, collector::NodeKind::kCa, "h1", "h1", 1, 0, 1, {}, {}, {}},
+        {kH2, collector::NodeKind::kCa, "h2", "h2", 1, 0, 2, {}, {}, {}},
+        {kH3, collector::NodeKind::kCa, "h3", "h3", 1, 0, 3, {}, {}, {}},
+        {kSw, collector::NodeKind::kSwitch, "leaf07", "leaf07", 4, 0, 4, {}, {}, {}}};
     for (const uint64_t h : {kH1, kH2, kH3})
       add({h, 1}, collector::PortKey{kSw, static_cast<uint8_t>(h - kH1 + 1)});
     add({kSw, 0}, std::nullopt);

@@ -18,8 +18,16 @@ Topology fabric(unsigned switches, unsigned ports_each, bool linked = true) {
   Topology t;
   for (unsigned s = 0; s < switches; ++s) {
     const uint64_t guid = 0x1000 + s;
-    t.nodes.push_back(
-        Node{guid, NodeKind::kSwitch, "sw", "sw", static_cast<uint8_t>(ports_each), guid, 1});
+    t.nodes.push_back(Node{guid,
+                           NodeKind::kSwitch,
+                           "sw",
+                           "sw",
+                           static_cast<uint8_t>(ports_each),
+                           guid,
+                           1,
+                           {},
+                           {},
+                           {}});
     for (unsigned p = 1; p <= ports_each; ++p) {
       Port port;
       port.key = {guid, static_cast<uint8_t>(p)};

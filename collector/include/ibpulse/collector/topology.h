@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ibpulse/collector/sma_info.h"
+
 namespace ibpulse::collector {
 
 enum class NodeKind : uint8_t { kCa = 1, kSwitch = 2, kRouter = 3 };
@@ -58,6 +60,10 @@ struct Port {
   uint64_t subnet_prefix = 0;
   // Which of the daemon's subnets discovered the port (Topology::subnets; 0 with one subnet).
   uint8_t subnet = 0;
+  // The port's own PortInfo as its SMA reported it at the last discovery (IB-SMA-MIB's
+  // port objects). On a switch's data port the LID, M_Key and SM fields are not the port's:
+  // Node::port0 has the switch's.
+  SmaPortInfo sma;
 
   bool active() const { return link.state == 4; }
   bool down() const { return link.state == 1; }  // read Down (0, never read, is not)
@@ -71,6 +77,11 @@ struct Node {
   uint8_t num_ports = 0;
   uint64_t system_image_guid = 0;
   uint16_t lid = 0;  // switch: port-0 LID; CA: LID of its first connected port
+  SmaNodeInfo sma;   // NodeInfo beyond the above
+  // A switch's SwitchInfo and the PortInfo of its management port 0 (absent on CAs and
+  // routers, and when discovery could not read them).
+  std::optional<SmaSwitchInfo> switch_info;
+  std::optional<SmaPortInfo> port0;
 };
 
 struct Topology {
