@@ -55,6 +55,8 @@ void Poller::State::publish() {
   stats.port_info_reads = local_port_info_reads;
   stats.port_info_failures = local_port_info_failures;
   stats.port_changes = local_port_changes;
+  stats.partition_reads = partition_reads.answers();
+  stats.partition_read_failures = partition_reads.failures();
 }
 
 void Poller::State::apply_pending(Clock::time_point now) {
@@ -115,6 +117,7 @@ void Poller::State::step() {
   take_clear_requests();
   issue_due(now);
   ask_ticks();
+  read_partitions(now);
   auto wake = std::min(next_discovery, now + 100ms);
   if (auto due = scheduler.next_due()) wake = std::min(wake, *due);
   if (!sampling.empty()) wake = std::min(wake, drive_sampling(now));

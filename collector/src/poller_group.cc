@@ -29,6 +29,8 @@ void add_poller_stats(PollerStats& a, const PollerStats& b) {
   a.port_info_reads += b.port_info_reads;
   a.port_info_failures += b.port_info_failures;
   a.port_changes += b.port_changes;
+  a.partition_reads += b.partition_reads;
+  a.partition_read_failures += b.partition_read_failures;
   a.clears_sent += b.clears_sent;
   a.tick_asks_answered += b.tick_asks_answered;
   a.tick_asks_failed += b.tick_asks_failed;

@@ -2,6 +2,10 @@
 // clears the converter asked for, each node's PortSamplesControl tick, the operator's samples.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
+#include <utility>
+
 #include "ibpulse/base/check.h"
 #include "ibpulse/base/log_text.h"
 #include "poller_state.h"
@@ -147,6 +151,45 @@ void Poller::State::tick_reply(const Context& ctx, const MadCompletion& c) {
   s.advertised = 1;
   ++local_samples;
   if (!ring.push(s)) ++local_drops;
+}
+
+void Poller::State::read_partitions(Clock::time_point now) {
+  if (!events.partitions_read) return;
+  if (engine->smp_enabled()) {
+    while (const auto ask = partition_reads.next()) {
+      MadRequest r;
+      r.lid = ask->lid;
+      const auto found = node_index.find(ask->port.node_guid);
+      r.node = found != node_index.end() ? found->second : 0;
+      r.mgmt_class = MadClass::kSubnetLid;
+      r.attribute = kPKeyTableAttribute;
+      r.modifier = ask->modifier;
+      r.m_key = options.discovery.m_key.value_or(0);
+      // The attribute and group are unused: the item tells on_done() what came back.
+      r.cookie = new_context(Context{ask->port, Attribute::kPortCounters, Group::kPortInfo, 0,
+                                     kPartitionItem, ask->block});
+      engine->submit(r);
+    }
+  }
+  std::vector<PortPartitions> done = partition_reads.take_finished();
+  partition_batch.insert(partition_batch.end(), std::make_move_iterator(done.begin()),
+                         std::make_move_iterator(done.end()));
+  if (partition_batch.empty()) return;
+  if (!partition_reads.idle() && partition_batch.size() < kPartitionBatch &&
+      now - partitions_handed < 1s)
+    return;
+  std::sort(partition_batch.begin(), partition_batch.end(),
+            [](const PortPartitions& a, const PortPartitions& b) { return a.port < b.port; });
+  events.partitions_read(std::exchange(partition_batch, {}));
+  partitions_handed = now;
+}
+
+void Poller::State::partition_reply(const Context& ctx, const MadCompletion& c) {
+  if (c.failure == MadFailure::kNone) {
+    partition_reads.answered(ctx.port, ctx.index, c.data);
+  } else {
+    partition_reads.failed(ctx.port);
+  }
 }
 
 Clock::time_point Poller::State::drive_sampling(Clock::time_point now) {

@@ -22,6 +22,7 @@
 #include "ibpulse/collector/missing_nodes.h"
 #include "ibpulse/collector/poller.h"
 #include "node_capabilities.h"
+#include "partition_reads.h"
 #include "port_info.h"
 #include "read_plan.h"
 #include "sampling_driver.h"
@@ -49,6 +50,11 @@ struct Context {
 constexpr uint32_t kSamplerItem = UINT32_MAX;
 constexpr uint32_t kClearItem = UINT32_MAX - 1;  // a Set clearing counters the converter asked
 constexpr uint32_t kTickItem = UINT32_MAX - 2;   // a node's PortSamplesControl (tick_asks.h)
+// A block of a P_Key table (partition_reads.h); the Context's index is the block.
+constexpr uint32_t kPartitionItem = UINT32_MAX - 3;
+// Finished P_Key tables go to the converter when none are left to read, or in batches of this
+// many (or a second's worth) while a large fabric's are read.
+constexpr size_t kPartitionBatch = 1024;
 // Due items are taken this many at a time while the engine's backlog has room (issue_due),
 // and the backlog is at least kMinBacklog requests: 32 windows of the simulator's 64, and
 // small enough (150 KB of packed requests) to stay in the L2 cache. 16,384 (1.2 MB) spread
@@ -134,6 +140,10 @@ struct Poller::State {
 
   SweepAccounting sweeps;  // the counters sweep in progress
 
+  PartitionReads partition_reads;
+  std::vector<PortPartitions> partition_batch;  // finished, not yet handed over
+  Clock::time_point partitions_handed{};
+
   State(PollerOptions o, SampleRing& r, PollerEvents e, PollerBackend b);
 
   uint64_t new_context(const Context& c) { return contexts.add(c); }
@@ -216,6 +226,9 @@ struct Poller::State {
   void ask_ticks();
   // The answer goes to the converter raw, as every reading does (RawSample: Tick in values[0]).
   void tick_reply(const Context& ctx, const MadCompletion& c);
+  // Sends the P_Key table reads partition_reads has room for, and hands finished tables on.
+  void read_partitions(Clock::time_point now);
+  void partition_reply(const Context& ctx, const MadCompletion& c);
   void send_sample_mad(uint32_t index, PortKey port, MadRequest& request);
   void sample_reply(const Context& ctx, const MadCompletion& c);
   void sample_ended(PortKey port, const SampleResult& result, const SampleRequest& request,

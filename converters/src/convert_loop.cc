@@ -87,9 +87,17 @@ void ConvertLoop::update_port(const collector::Port& port) {
   if (it != pending_->ports.end() && it->key == port.key) *it = port;
 }
 
+void ConvertLoop::update_partitions(std::vector<collector::PortPartitions> tables) {
+  std::lock_guard lock(mutex_);
+  static const collector::PartitionTables kNone;
+  partitions_ = std::make_shared<const collector::PartitionTables>(
+      (partitions_ ? *partitions_ : kNone).merged(tables));
+}
+
 void ConvertLoop::take_topology() {
   {
     std::lock_guard lock(mutex_);
+    converter_.set_partitions(partitions_);
     if (!pending_) return;
     topology_ = std::move(pending_);
     pending_.reset();

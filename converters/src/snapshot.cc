@@ -98,6 +98,7 @@ std::shared_ptr<const FabricSnapshot> Converter::snapshot(Clock::time_point now,
   auto snap = std::make_shared<FabricSnapshot>();
   snap->sequence = sequence;
   snap->topology = topology_;
+  snap->partitions = partitions_;
   snap->stats = stats_;
   snap->published = now;
   const size_t known = topology_ ? topology_->ports.size() : 0;

@@ -100,6 +100,10 @@ collector::PollerEvents poller_events(converters::ConvertLoop& converter,
     converter.update_port(p);
     log_port_changed(p, before);
   };
+  events.partitions_read = [&converter](std::vector<collector::PortPartitions> tables) {
+    spdlog::debug("event=partitions_read ports={}", tables.size());
+    converter.update_partitions(std::move(tables));
+  };
   events.sweep_done = [on_sweep = std::move(on_sweep)](const collector::SweepSummary& s) {
     log_sweep(s);
     on_sweep();

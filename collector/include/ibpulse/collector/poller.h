@@ -20,6 +20,7 @@
 #include "ibpulse/collector/intervals.h"
 #include "ibpulse/collector/local_split.h"
 #include "ibpulse/collector/mad_engine.h"
+#include "ibpulse/collector/partitions.h"
 #include "ibpulse/collector/pma.h"
 #include "ibpulse/collector/sampler.h"
 #include "ibpulse/collector/shard.h"
@@ -96,6 +97,9 @@ struct PollerStats {
   uint64_t port_info_reads = 0;
   uint64_t port_info_failures = 0;  // unanswered or refused PortInfo SMPs (ports down, M_Key)
   uint64_t port_changes = 0;
+  // PKeyTable SMPs answered and failed (partitions.h): a table with a failed block is read
+  // again at the next discovery.
+  uint64_t partition_reads = 0, partition_read_failures = 0;
   uint64_t clears_sent = 0;  // Sets clearing counters, as the converter asked
   // Nodes' PortSamplesControl asks for their tick (tick_asks.h), by outcome. They are not
   // reads: their failures (every ibsim node's) are not in mad.failed.
@@ -152,6 +156,8 @@ struct PollerEvents {
   std::function<void(PortKey, const SampleResult&, const SampleRequest&)> sampled;
   // A PortInfo read between discoveries found the port's link state, width or speed changed.
   std::function<void(const Port& now, const LinkState& before)> port_changed;
+  // P_Key tables read (partitions.h), sorted by port, in batches. Left empty: none are read.
+  std::function<void(std::vector<PortPartitions>)> partitions_read;
 };
 
 class Poller {

@@ -45,6 +45,8 @@ class ConvertLoop {
 
   void set_topology(const collector::Topology& topology);
   void update_port(const collector::Port& port);  // a PortInfo read saw it change
+  // P_Key tables the pollers read (sorted by port): they replace the ports' earlier ones.
+  void update_partitions(std::vector<collector::PortPartitions> tables);
 
   ConverterStats stats() const;
   // At trace level: every port's non-zero totals (what the exporters will serve).
@@ -64,9 +66,10 @@ class ConvertLoop {
   std::chrono::milliseconds foreign_clear_window_;
   Converter converter_;
   StateSaver state_;
-  mutable std::mutex mutex_;  // guards pending_, topology_, stats_
+  mutable std::mutex mutex_;  // guards pending_, topology_, partitions_, stats_
   std::shared_ptr<collector::Topology> pending_;
   std::shared_ptr<const collector::Topology> topology_;
+  std::shared_ptr<const collector::PartitionTables> partitions_;  // every table read so far
   ConverterStats stats_;
   Clock::time_point last_trim_{};
   unsigned foreign_logged_ = 0;

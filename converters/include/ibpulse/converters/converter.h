@@ -14,6 +14,7 @@
 #include <span>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "ibpulse/collector/clear.h"
@@ -79,6 +80,10 @@ class Converter {
   // Forgets the ports gone from discovery for longer than the grace period (their counters and
   // rows; their ifIndex stays reserved). Called on an interval; set_topology does it too.
   void expire(Clock::time_point now);
+  // The P_Key tables the next snapshots carry.
+  void set_partitions(std::shared_ptr<const collector::PartitionTables> partitions) {
+    partitions_ = std::move(partitions);
+  }
 
   // With hold_clears (ConverterOptions), the clears asked since the last call: each may be sent
   // once a saved state holds the reading that asked for it (release_clears).
@@ -203,6 +208,7 @@ class Converter {
   ConverterOptions options_;
   collector::ClearRings* clears_;
   std::shared_ptr<const collector::Topology> topology_;
+  std::shared_ptr<const collector::PartitionTables> partitions_;
   // Port states in topology order, so a snapshot reads them sequentially: slots
   // [0, topology_slots_) are the topology's ports (allocated by set_topology, `read_` once a
   // sample arrived), the ports after them were read but are not in the topology. A slot with

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "ibpulse/collector/partitions.h"
 #include "ibpulse/collector/topology.h"
 #include "ibpulse/converters/accumulator.h"
 #include "ibpulse/converters/extra_counters.h"
@@ -123,6 +124,8 @@ struct FabricSnapshot {
   // Sorted by key. Mapped storage: freed to the kernel with the snapshot (mapped_allocator.h).
   std::vector<PortSnapshot, MappedAllocator<PortSnapshot>> ports;
   std::shared_ptr<const collector::Topology> topology;
+  // The P_Key tables read so far (collector/partitions.h); null before the first ones.
+  std::shared_ptr<const collector::PartitionTables> partitions;
   ConverterStats stats;
   Clock::time_point published{};
   // Its number in publishing order (1, 2, ...; 0: not numbered): a reader that takes only the
