@@ -12,11 +12,10 @@ namespace detail {
 std::vector<Oid> served_subtrees() {
   Oid ib_objects = kIbIfMib;
   ib_objects.push_back(1);
-  return {{1, 3, 6, 1, 2, 1, 1},
-          {1, 3, 6, 1, 2, 1, 2},
-          {1, 3, 6, 1, 2, 1, 31, 1, 1},
-          ib_objects,
-          kIbpulsePorts};
+  Oid sma_objects = kIbSmaMib;  // served in node contexts only; empty in the fabric's
+  sma_objects.push_back(1);
+  return {{1, 3, 6, 1, 2, 1, 1}, {1, 3, 6, 1, 2, 1, 2}, {1, 3, 6, 1, 2, 1, 31, 1, 1}, ib_objects,
+          sma_objects,           kIbpulsePorts};
 }
 
 }  // namespace detail

@@ -17,20 +17,7 @@ using converters::PortSnapshot;
 using schema::CounterId;
 
 constexpr uint64_t kIfTypeInfiniband = 199;      // IANAifType infiniband(199)
-constexpr uint64_t kTrue = 1, kFalse = 2;        // TruthValue
 constexpr uint64_t kEnabled = 1, kDisabled = 2;  // ifLinkUpDownTrapEnable
-
-bool set(VarBind& out, VarType type, uint64_t number) {
-  out.type = type;
-  out.number = number;
-  return true;
-}
-
-bool set_text(VarBind& out, std::string_view text) {
-  out.type = VarType::kOctetString;
-  out.text.assign(text);
-  return true;
-}
 
 // TimeTicks of sysUpTime at `t`: 0 when it came before the agent started (RFC 2863).
 uint64_t ticks_at(const Reader& r, MibView::Clock::time_point t) {

@@ -34,6 +34,13 @@ std::vector<Object> build() {
       // IB-IF-MIB as draft -09 numbers it: the index columns (1; 1 and 2) are not accessible.
       {below(kIbIfMib, {1, 1, 1}), range(2, 15), Rows::kInterfaces, &port_stat_value},
       {below(kIbIfMib, {1, 2, 1}), range(3, 6), Rows::kVirtualLanes, &vl_traffic_value},
+      // IB-SMA-MIB in node contexts: the node, switch and management port scalars (not
+      // ibSmaPortMKey, 1.4.1) and the port info table (its index, column 1, is not accessible).
+      {below(kIbSmaMib, {1, 1}), range(1, 13), Rows::kScalar, &sma_node_value},
+      {below(kIbSmaMib, {1, 2}), range(1, 16), Rows::kScalar, &sma_switch_value},
+      {below(kIbSmaMib, {1, 4}), range(2, 39), Rows::kScalar, &sma_management_port_value},
+      {below(kIbSmaMib, {1, 5, 1, 1}), range(2, 26), Rows::kInterfaces, &sma_port_info_value},
+      {below(kIbSmaMib, {1, 6, 1, 1}), range(3, 4), Rows::kPKeys, &sma_pkey_value},
       {kIbpulsePortEntry, range(1, 5), Rows::kInterfaces, &ibpulse_port_value},
       {kIbpulseLinkHealthEntry, range(1, 9), Rows::kInterfaces, &link_health_value},
   };

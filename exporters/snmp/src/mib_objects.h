@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ibpulse/collector/topology.h"
@@ -33,17 +34,26 @@ struct VlRow {
   uint32_t port = 0;
 };
 
-enum class Rows : uint8_t { kScalar, kInterfaces, kVirtualLanes };
+// One entry of a node's ibSmaPKeyTable: IB-SMA-MIB's port index (the data port, or 255 for a
+// switch's port 0) and the entry's index in that port's table.
+struct PKeyRow {
+  uint32_t port_index = 0;
+  uint32_t entry = 0;
+  uint16_t pkey = 0;
+};
+
+enum class Rows : uint8_t { kScalar, kInterfaces, kVirtualLanes, kPKeys };
 
 }  // namespace ibpulse::exporters::snmp::mib
 
 namespace ibpulse::exporters::snmp {
 
 struct MibView::Context {
-  std::string name;                 // "" or the node's "0x..." GUID
-  uint64_t node_guid = 0;           // 0: the whole fabric
-  std::vector<mib::Row> rows;       // sorted by index
-  std::vector<mib::VlRow> vl_rows;  // sorted by (index, vl)
+  std::string name;                     // "" or the node's "0x..." GUID
+  uint64_t node_guid = 0;               // 0: the whole fabric
+  std::vector<mib::Row> rows;           // sorted by index
+  std::vector<mib::VlRow> vl_rows;      // sorted by (index, vl)
+  std::vector<mib::PKeyRow> pkey_rows;  // node contexts: sorted by (port_index, entry)
 };
 
 }  // namespace ibpulse::exporters::snmp
@@ -80,6 +90,22 @@ struct Index {
   std::span<const uint32_t> span() const { return {subids.data(), size}; }
 };
 
+// What value functions write: a number of `type`, an OCTET STRING, a TruthValue.
+inline constexpr uint64_t kTrue = 1, kFalse = 2;
+inline bool set(VarBind& out, VarType type, uint64_t number) {
+  out.type = type;
+  out.number = number;
+  return true;
+}
+inline bool set_text(VarBind& out, std::string_view text) {
+  out.type = VarType::kOctetString;
+  out.text.assign(text);
+  return true;
+}
+inline bool set_truth(VarBind& out, bool value) {
+  return set(out, VarType::kInteger, value ? kTrue : kFalse);
+}
+
 // Values of the system group, ifNumber, ifTable / ifXTable, the IB-IF-MIB tables and
 // IBPULSE-MIB's port and link health tables.
 bool system_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
@@ -90,5 +116,11 @@ bool port_stat_value(const Reader& r, size_t row, uint32_t column, VarBind& out)
 bool vl_traffic_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
 bool ibpulse_port_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
 bool link_health_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
+// IB-SMA-MIB (sma_values.cc): values in node contexts only.
+bool sma_node_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
+bool sma_switch_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
+bool sma_management_port_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
+bool sma_port_info_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
+bool sma_pkey_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
 
 }  // namespace ibpulse::exporters::snmp::mib

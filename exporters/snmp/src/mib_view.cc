@@ -32,6 +32,25 @@ std::vector<VlRow> vl_rows_of(const converters::FabricSnapshot& s, const std::ve
   return out;
 }
 
+// A node's ibSmaPKeyTable: the tables of its ports (those of its context's rows) and of a
+// switch's port 0, which IB-SMA-MIB numbers 255.
+std::vector<mib::PKeyRow> pkey_rows_of(const converters::FabricSnapshot& s,
+                                       const MibView::Context& c) {
+  constexpr uint32_t kManagementPort = 255;
+  std::vector<mib::PKeyRow> out;
+  if (!s.partitions) return out;
+  const auto add = [&](uint8_t port, uint32_t index) {
+    const collector::PortPartitions* table = s.partitions->find({c.node_guid, port});
+    if (table == nullptr) return;
+    for (const collector::PKeyEntry& e : table->entries)
+      out.push_back({index, e.index, e.pkey});
+  };
+  for (const Row& r : c.rows)
+    add(static_cast<uint8_t>(r.index), r.index);
+  add(0, kManagementPort);
+  return out;
+}
+
 // The fabric's context: every numbered port (switch port 0 has no ifIndex), by ifIndex.
 std::unique_ptr<MibView::Context> fabric_context(const converters::FabricSnapshot& s,
                                                  const std::vector<Row>& all) {
@@ -59,6 +78,7 @@ void add_node_contexts(const converters::FabricSnapshot& s, const std::vector<Ro
       if (number != 0) c->rows.push_back(Row{number, all[i].port, all[i].link, all[i].node});
     }
     c->vl_rows = vl_rows_of(s, c->rows);
+    c->pkey_rows = pkey_rows_of(s, *c);
     out.push_back(std::move(c));
   }
 }
@@ -98,6 +118,10 @@ mib::Index row_index(Rows kind, const MibView::Context& c, size_t i) {
       index.subids = {c.vl_rows[i].index, c.vl_rows[i].vl};
       index.size = 2;
       break;
+    case Rows::kPKeys:
+      index.subids = {c.pkey_rows[i].port_index, c.pkey_rows[i].entry};
+      index.size = 2;
+      break;
   }
   return index;
 }
@@ -110,6 +134,8 @@ size_t row_count(Rows kind, const MibView::Context& c) {
       return c.rows.size();
     case Rows::kVirtualLanes:
       return c.vl_rows.size();
+    case Rows::kPKeys:
+      return c.pkey_rows.size();
   }
   return 0;
 }
