@@ -74,6 +74,8 @@ std::string_view extra_labels(std::string_view family) {
            "`local_port` (the local port reaching the port's subnet), `link_width`, "
            "`link_speed`, `remote_node_guid`, `remote_port`, `remote_description`";
   }
+  if (family == "infiniband_port_partition_info")
+    return "`pkey` (the partition, `0x0001`..`0x7fff`), `membership` (`full`, `limited`)";
   if (family == "ibpulse_build_info") return "`version`";
   if (family == "ibpulse_mads_failed_total") return "`reason`";
   if (family == "ibpulse_alerts_active") return "`rule`, `severity`, `node_guid`, `port`";

@@ -40,6 +40,11 @@ config::Keys<WebOptions> web_keys() {
       {{"collect.link",
         "Export the PortInfo gauges, utilisation, read age, saturation and port info", "true"},
        config::boolean(IBPULSE_CONFIG_FIELD(collect.link))},
+      {{"collect.partitions",
+        "Export each port's partition keys and membership (infiniband_port_partition_info: one "
+        "series per port and P_Key)",
+        "true"},
+       config::boolean(IBPULSE_CONFIG_FIELD(collect.partitions))},
   };
 }
 

@@ -119,6 +119,9 @@ void render_gauge(const converters::FabricSnapshot& s, const PortLabels& labels,
 // and `infiniband_port_info`, in that order.
 void render_link(const converters::FabricSnapshot& s, const PortLabels& labels, Output& o);
 
+// The `partitions` group (render_partitions.cc): infiniband_port_partition_info.
+void render_partitions(const converters::FabricSnapshot& s, const PortLabels& labels, Output& o);
+
 // The `sampling` group (render_vl.cc): per-VL traffic from PortSamples and its coverage.
 void render_vl_traffic(const converters::FabricSnapshot& s, const PortLabels& labels, Output& o);
 // Part of the `vl` group (render_vl.cc): infiniband_port_vl_xmit_wait_ratio.

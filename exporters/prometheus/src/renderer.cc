@@ -104,6 +104,7 @@ void render_all(const FabricSnapshot& snapshot, Output& o, const MetricGroups& g
   if (groups.if_mib) render_derived(snapshot, labels, o);
   if (groups.sampling) render_vl_traffic(snapshot, labels, o);
   if (groups.link) render_link(snapshot, labels, o);
+  if (groups.partitions) render_partitions(snapshot, labels, o);
 }
 
 }  // namespace

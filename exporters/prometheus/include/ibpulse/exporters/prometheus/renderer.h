@@ -34,6 +34,7 @@ struct MetricGroups {
   bool sampling = true;       // per-VL traffic from PortSamples (only the sampling.ports)
   bool link = true;           // PortInfo gauges, utilisation, read age, saturation, info
   bool health = true;         // link health: BERs, flaps, health state and reasons
+  bool partitions = true;     // each port's P_Keys (one series per port and partition)
 
   // The group of a schema counter (by the attribute it is read from).
   bool has(const schema::Counter& counter) const;
