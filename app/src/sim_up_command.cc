@@ -19,6 +19,7 @@ struct UpArgs {
   unsigned radix = 36;
   unsigned rails = 1;
   std::string subnet_prefixes;
+  std::string partitions;
   bool no_sm = false;
   pid_t owner = 0;
   bool json = false;
@@ -68,6 +69,7 @@ Result<sim::UpOptions> up_options(const UpArgs& a) {
   o.root = fabric_root(a.fo);
   o.topology = std::move(*topology);
   o.subnet_manager = !a.no_sm;
+  o.partitions = a.partitions;
   if (a.owner > 0) o.owner_pid = a.owner;
   o.self_exe = sim::self_executable();
   o.timeout = std::chrono::seconds(a.timeout);
@@ -131,6 +133,12 @@ void add_sim_up_command(CLI::App& sim, Action& action) {
                  "order, or one for every part; default 0xfe80000000000000 everywhere, as most "
                  "sites leave their rails")
       ->type_name("PREFIX[,PREFIX...]");
+  up->add_option("--partitions", a->partitions,
+                 "opensm partition configuration (partitions.conf syntax, opensm -P): the "
+                 "subnet managers program these P_Keys into the ports' tables; default: "
+                 "opensm's Default partition (0x7fff, every port a full member)")
+      ->check(CLI::ExistingFile)
+      ->type_name("FILE");
   up->add_flag("--no-sm", a->no_sm, "Do not keep subnet managers running after LIDs are set");
   up->add_option("--owner-pid", a->owner,
                  "Stop the fabric automatically when this process exits (for tests)");

@@ -212,6 +212,10 @@ Result<FabricState> up(const UpOptions& o) {
   if (auto written = write_file_atomically(paths.topology(), o.topology.render()); !written) {
     return Error{written.error()};
   }
+  if (!o.partitions.empty()) {
+    std::filesystem::copy_file(o.partitions, paths.partitions(), ec);
+    if (ec) return Err("cannot copy {}: {}", o.partitions.string(), ec.message());
+  }
   if (auto saved = save_state(s); !saved) return Error{saved.error()};
 
   auto result = bring_up(o, std::move(s));

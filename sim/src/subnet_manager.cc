@@ -22,7 +22,10 @@ EnvVars opensm_env(const FabricState& s, size_t part) {
 }
 
 std::vector<std::string> opensm_args(const FabricState& s, size_t part) {
-  return {"--subnet_prefix", prefix_text(s.parts[part].subnet_prefix)};
+  std::vector<std::string> args = {"--subnet_prefix", prefix_text(s.parts[part].subnet_prefix)};
+  if (std::filesystem::exists(s.paths.partitions()))
+    args.insert(args.end(), {"-P", s.paths.partitions().string()});
+  return args;
 }
 
 // The part's name in messages: "" for a fabric of one part, " (part 2, at Hca9)" otherwise.

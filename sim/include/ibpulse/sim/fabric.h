@@ -42,6 +42,9 @@ struct FabricPaths {
   std::filesystem::path state() const { return dir / "state.json"; }
   std::filesystem::path ports() const { return dir / "ports.json"; }
   std::filesystem::path topology() const { return dir / "topology.net"; }
+  // opensm's partition configuration (sim up --partitions), when given: every subnet manager
+  // of the fabric reads it (opensm -P).
+  std::filesystem::path partitions() const { return dir / "partitions.conf"; }
   std::filesystem::path clients() const { return dir / "clients"; }
   // opensm's cache (OSM_CACHE_DIR) and logs for one part (index from 0).
   std::filesystem::path part_dir(size_t part) const {
@@ -85,8 +88,9 @@ struct UpOptions {
   bool subnet_manager = true;
   // Subnet prefixes: none (every part at fe80::), one for every part, or one per part.
   std::vector<uint64_t> subnet_prefixes;
-  std::optional<pid_t> owner_pid;  // stop the fabric when this process exits
-  std::filesystem::path self_exe;  // the ibpulse binary, to start the watcher
+  std::filesystem::path partitions;  // opensm's partition configuration; empty: its default
+  std::optional<pid_t> owner_pid;    // stop the fabric when this process exits
+  std::filesystem::path self_exe;    // the ibpulse binary, to start the watcher
   std::chrono::seconds timeout{120};
   ProgressFn progress;
 };
