@@ -45,8 +45,8 @@ uint32_t pkey_modifier(NodeKind kind, uint8_t port, unsigned block) {
 
 void decode_pkey_block(std::span<const uint8_t> data, unsigned block, uint16_t capacity,
                        std::vector<PKeyEntry>& out) {
-  for (unsigned i = 0; i < kPKeysPerBlock && 2 * i + 1 < data.size(); ++i) {
-    const unsigned index = block * kPKeysPerBlock + i;
+  for (size_t i = 0; i < kPKeysPerBlock && 2 * i + 1 < data.size(); ++i) {
+    const size_t index = size_t{block} * kPKeysPerBlock + i;
     if (index >= capacity) break;
     const auto pkey = static_cast<uint16_t>(data[2 * i] << 8 | data[2 * i + 1]);
     if ((pkey & 0x7FFF) == 0) continue;  // 0x0000 and 0x8000: no partition (an empty entry)
