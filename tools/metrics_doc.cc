@@ -77,6 +77,7 @@ std::string_view extra_labels(std::string_view family) {
   if (family == "infiniband_port_partition_info")
     return "`pkey` (the partition, `0x0001`..`0x7fff`), `membership` (`full`, `limited`)";
   if (family == "ibpulse_build_info") return "`version`";
+  if (family == "ibpulse_sma_notifications_total") return "`trap` (the InfiniBand trap number)";
   if (family == "ibpulse_mads_failed_total") return "`reason`";
   if (family == "ibpulse_alerts_active") return "`rule`, `severity`, `node_guid`, `port`";
   if (family == "ibpulse_shard_info") return "`index`, `count`, `replicas`";
@@ -131,6 +132,7 @@ void print_self_metrics() {
   ibpulse::exporters::prometheus::DaemonStatus status;
   status.active_alerts.emplace_back();
   status.remote_write.emplace_back();                        // and one remote-write receiver
+  status.sma_notifications = {{128, 0}};                     // and an SNMP agent
   status.poller.local_ports.push_back({"mlx5_0", 1, true});  // and several local ports
   status.poller.subnets = {{0, "mlx5_0:1", 0, 0}, {0, "mlx5_1:1", 0, 0}};  // and subnets
   self.update(status);

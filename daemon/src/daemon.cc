@@ -101,6 +101,7 @@ void Daemon::status_for_metrics(exporters::prometheus::DaemonStatus& status) con
     const auto totals = running->notification_totals();
     status.notifications_sent = totals.sent;
     status.notifications_dropped = totals.dropped;
+    status.sma_notifications = running->sma_notification_counts();
   }
 }
 

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ibpulse/converters/extra_counters.h"
@@ -92,6 +93,11 @@ class FabricClock {
       }
       p.present |= 1ull << idx;
       p.totals.set(idx, symbol_errors[port.key]);
+      for (const auto& [which, total] : counters) {
+        if (which.first != port.key) continue;
+        p.present |= 1ull << schema::index_of(which.second);
+        p.totals.set(schema::index_of(which.second), total);
+      }
       p.present |= 1ull << schema::index_of(CounterId::kXmitData);
       p.utilisation_out = utilisation[port.key];
       if (const auto fec = fec_uncorrectable.find(port.key); fec != fec_uncorrectable.end()) {
@@ -106,6 +112,7 @@ class FabricClock {
 
   std::shared_ptr<collector::Topology> topology;
   std::map<collector::PortKey, uint64_t> symbol_errors;
+  std::map<std::pair<collector::PortKey, CounterId>, uint64_t> counters;  // other totals read
   std::map<collector::PortKey, float> utilisation;
   std::map<collector::PortKey, uint64_t> fec_uncorrectable;  // lane 0's total; absent: not read
   bool read = true;  // false: no counter was read yet (the daemon's first snapshots)

@@ -400,19 +400,22 @@ TEST(ThresholdEngine, PortDownAndLinkChangesFollowThePortState) {
   EXPECT_TRUE(step(e, f, 0).empty());  // switch ports 2-4 were down from the start, no peer
   f.link(kSwitch, 1).link.state = 1;   // Unlink
   auto d = step(e, f, 1);
-  ASSERT_EQ(d.size(), 2u);
+  ASSERT_EQ(d.size(), 3u);
   EXPECT_EQ(d[0].event.kind, EventKind::kLinkDown);
   EXPECT_EQ(d[0].event.if_index, 1u);
   EXPECT_EQ(d[0].event.oper_status, 2);
   EXPECT_EQ(d[0].event.admin_status, 1);
-  EXPECT_EQ(d[1].event.kind, EventKind::kRaised);
-  EXPECT_EQ(d[1].event.rule, "port_down");
-  EXPECT_EQ(d[1].event.condition, Condition::kState);
-  EXPECT_EQ(d[1].event.value, 1);
+  EXPECT_EQ(d[1].event.kind, EventKind::kSma);  // a switch port: SMA trap 128 too
+  EXPECT_EQ(d[1].event.sma_trap, 128);
+  EXPECT_EQ(d[2].event.kind, EventKind::kRaised);
+  EXPECT_EQ(d[2].event.rule, "port_down");
+  EXPECT_EQ(d[2].event.condition, Condition::kState);
+  EXPECT_EQ(d[2].event.value, 1);
   f.link(kSwitch, 1).link.state = 4;  // relinked
   d = step(e, f, 2);
-  ASSERT_EQ(d.size(), 1u);
+  ASSERT_EQ(d.size(), 2u);
   EXPECT_EQ(d[0].event.kind, EventKind::kLinkUp);
+  EXPECT_EQ(d[1].event.sma_trap, 128);
   for (double t = 3; t < 62; ++t)
     EXPECT_TRUE(step(e, f, t).empty()) << t;
   d = step(e, f, 62);
@@ -446,10 +449,12 @@ TEST(ThresholdEngine, AFlappingPortSendsABoundedNumberOfNotifications) {
       if (d.notify && d.event.kind != EventKind::kRaised) sent_links.push_back(d.event.kind);
     }
   }
-  // One linkDown, one linkUp, one port_down raise; the 57 other changes withheld.
-  EXPECT_EQ(sent, 3u);
+  // One linkDown, one linkUp, each with its SMA trap 128, one port_down raise; the 57 other
+  // changes withheld (and their 128s never made).
+  EXPECT_EQ(sent, 5u);
   EXPECT_EQ(withheld, 57u);
-  EXPECT_EQ(sent_links, (std::vector<EventKind>{EventKind::kLinkDown, EventKind::kLinkUp}));
+  EXPECT_EQ(sent_links, (std::vector<EventKind>{EventKind::kLinkDown, EventKind::kSma,
+                                                EventKind::kLinkUp, EventKind::kSma}));
   // At the end of the hold-down the final state (down, at t=59) is sent.
   const auto d = step(e, f, 61);
   ASSERT_EQ(d.size(), 1u);

@@ -32,6 +32,13 @@ config::Keys<AlertOptions> alert_keys() {
         "time are withheld and only its final state is notified (off: no hold-down)",
         "60s"},
        config::duration_or_off(IBPULSE_CONFIG_FIELD(engine.link_hold_down))},
+      {{"alerts.sma-window",
+        "IB-SMA-MIB's threshold notifications: 129 (130) when a port's "
+        "LocalLinkIntegrityErrors (ExcessiveBufferOverrunErrors) grows by more than its "
+        "PortInfo LocalPhysErrorThreshold (OverrunErrorThreshold) within this window, once "
+        "per window and port",
+        "60s"},
+       config::duration(IBPULSE_CONFIG_FIELD(engine.sma_window), 1s)},
   };
 }
 

@@ -1,5 +1,6 @@
 #include "ibpulse/exporters/alerts/alert_loop.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <thread>
@@ -95,6 +96,14 @@ void AlertLoop::report(const Decision& d) {
     case EventKind::kLinkDown:
     case EventKind::kLinkUp:  // the poller logs the state change itself
       spdlog::debug("event=notification kind={} {}{}", to_string(e.kind), where(e), withheld);
+      break;
+    case EventKind::kSma:
+      spdlog::info("event=sma_trap trap={} {} lid={}{}{}", e.sma_trap, where(e), e.lid,
+                   e.sma_trap == 129 || e.sma_trap == 130
+                       ? fmt::format(" increase={:.0f} threshold={:.0f} window_seconds={}", e.value,
+                                     e.threshold, e.window_seconds)
+                       : "",
+                   withheld);
       break;
     case EventKind::kRateLimited:
       spdlog::warn(

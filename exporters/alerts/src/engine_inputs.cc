@@ -33,7 +33,14 @@ void ThresholdEngine::Impl::follow_links(Step& step) {
     e.oper_status = static_cast<uint8_t>(p.oper_status);
     e.admin_status = links[i] && links[i]->link.phys_state == 3 ? 2 : 1;  // 3: Disabled
     ++stats.link_changes;
-    notify(std::move(e), step);
+    // SMA trap 128: a switch's port changed state (IBA: switches send it, for any port). It
+    // goes with its port's linkDown/linkUp, so the link hold-down that withholds a flapping
+    // port's link notifications withholds it too.
+    const bool sent = notify(std::move(e), step);
+    if (sent && nodes[i] != nullptr && nodes[i]->kind == collector::NodeKind::kSwitch) {
+      ++stats.sma_events;
+      notify(sma_event(128, i, step), step);
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 //
 // Thread safety: the engine's thread only.
 
+#include <array>
 #include <map>
 #include <memory>
 #include <string>
@@ -78,9 +79,21 @@ struct ThresholdEngine::Impl {
     bool seen = false;         // ifOperStatus known: the first sight is no change
     bool ever_active = false;  // Active at some point: down from there is a port going down
     converters::OperStatus oper = converters::OperStatus::kUnknown;
+    // Traps 129 and 130: each counter's total where its window started (sma_traps.cc).
+    struct SmaWindow {
+      Clock::time_point start = kNever;
+      uint64_t base = 0;
+      bool sent = false;  // this window's trap went out
+    };
+    std::array<SmaWindow, 2> sma_windows{};
   };
   std::vector<PortHistory> port_history;
   uint64_t round = 0;
+  // Traps 144 and 145: what discovery said before. The capability mask by management port
+  // (a switch's port 0: {guid, 0}; a CA's own ports), the system image GUID by node.
+  std::unordered_map<collector::PortKey, uint32_t, collector::PortKeyHash> capability_masks;
+  std::unordered_map<uint64_t, uint64_t> image_guids;
+  std::shared_ptr<const collector::Topology> sma_topology;  // the one they were taken from
 
   void index_ports(const converters::FabricSnapshot& s);
   const std::vector<char>& scope_of(const Rule& rule, RuleState& st,
@@ -88,6 +101,12 @@ struct ThresholdEngine::Impl {
   static std::optional<double> measure_health(const Rule& rule, const Step& step, size_t i);
   // IF-MIB link changes: ifOperStatus leaving or reaching up (the first sight is no change).
   void follow_links(Step& step);
+  // IB-SMA-MIB notifications from what the snapshots show (sma_traps.cc): 129 and 130 from the
+  // counters, 144 and 145 from a new discovery. (128 comes with the link changes.)
+  void follow_sma(Step& step);
+  void sma_thresholds(Step& step, size_t i);
+  void sma_discovery(Step& step);
+  AlertEvent sma_event(uint16_t trap, size_t i, const Step& step) const;
   // The rule's value on port i now; nothing when it cannot be judged.
   std::optional<double> measure(const Rule& rule, RuleState& st, const Step& step, size_t i) const;
   void evaluate_port(const Rule& rule, RuleState& st, Step& step, size_t i);

@@ -17,6 +17,8 @@ std::string_view to_string(EventKind kind) {
       return "link_up";
     case EventKind::kRateLimited:
       return "rate_limited";
+    case EventKind::kSma:
+      return "sma_trap";
   }
   return "unknown";
 }

@@ -68,6 +68,7 @@ struct SelfMetrics::Impl {
   bool shard_info_set = false;
   std::mutex mutex;  // update() brings counters up to totals and makes `pipeline` under it
   // Remote write, one set of series per receiver URL (added when a URL first appears).
+  pcpp::Family<pcpp::Counter>* sma_notifications = nullptr;
   pcpp::Family<pcpp::Counter>* rw_samples = nullptr;
   pcpp::Family<pcpp::Gauge>* rw_queue = nullptr;
   pcpp::Family<pcpp::Gauge>* rw_lag = nullptr;
@@ -181,6 +182,11 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
   i.total("ibpulse_notifications_dropped_total",
           "SNMP notifications dropped because a queue was full (the oldest go first)",
           [](S s) { return s.notifications_dropped; });
+  i.sma_notifications =
+      &counter_family(i.registry, "ibpulse_sma_notifications_total",
+                      "IB-SMA-MIB notifications handed to the SNMP agent for its sinks, by "
+                      "InfiniBand trap number (not those snmp.sma-notifications turns off, nor "
+                      "those storm control withheld)");
   i.rw_samples = &counter_family(i.registry, "ibpulse_remote_write_samples_total",
                                  "Remote-write samples by result: sent (acknowledged), failed "
                                  "(rejected with a 4xx, not retried), dropped (queue full)");
@@ -283,6 +289,8 @@ void SelfMetrics::update(const DaemonStatus& status) {
     if (!now.contains(labels)) impl_->active_alerts->Remove(series);
   }
   impl_->active_series = std::move(now);
+  for (const auto& [trap, count] : status.sma_notifications)
+    bring_up(impl_->sma_notifications->Add({{"trap", std::to_string(trap)}}), count);
   for (const auto& rw : status.remote_write) {  // Add() returns the existing series
     auto& i = *impl_;
     bring_up(i.rw_samples->Add({{"url", rw.url}, {"result", "sent"}}), rw.sent);

@@ -5,11 +5,13 @@
 #include <sys/select.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <future>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -346,10 +348,27 @@ std::string SnmpAgent::engine_id() const {
 void SnmpAgent::notify(exporters::alerts::AlertEvent event) {
   const bool link =
       event.kind == alerts::EventKind::kLinkDown || event.kind == alerts::EventKind::kLinkUp;
+  if (event.kind == alerts::EventKind::kSma && !count_sma(event.sma_trap)) return;
   if (impl_->options.trap_sinks.empty() || (link && !impl_->options.link_up_down_traps)) return;
   impl_->events->push(std::move(event));
   const char byte = 1;
   [[maybe_unused]] const ssize_t ignored = write(impl_->wake[1], &byte, 1);  // full: awake anyway
+}
+
+bool SnmpAgent::count_sma(uint16_t trap) {
+  const auto& on = impl_->options.sma_notifications;
+  if (!std::binary_search(on.begin(), on.end(), trap)) return false;
+  const auto* at = std::find(std::begin(alerts::kSmaTraps), std::end(alerts::kSmaTraps), trap);
+  if (at == std::end(alerts::kSmaTraps)) return false;
+  ++impl_->sma_counts[static_cast<size_t>(at - std::begin(alerts::kSmaTraps))];
+  return true;
+}
+
+std::vector<std::pair<uint16_t, uint64_t>> SnmpAgent::sma_notification_counts() const {
+  std::vector<std::pair<uint16_t, uint64_t>> out;
+  for (size_t i = 0; i < std::size(alerts::kSmaTraps); ++i)
+    out.emplace_back(alerts::kSmaTraps[i], impl_->sma_counts[i].load());
+  return out;
 }
 
 std::vector<SnmpAgent::SinkStats> SnmpAgent::notification_stats() const {

@@ -31,6 +31,8 @@ std::vector<Oid> served_subtrees();
 
 struct SnmpAgent::Impl {
   AgentOptions options;
+  // IB-SMA-MIB notifications passed on, per alerts::kSmaTraps entry (any thread).
+  std::array<std::atomic<uint64_t>, std::size(alerts::kSmaTraps)> sma_counts{};
   const converters::SnapshotStore* snapshots = nullptr;
   const alerts::HealthStore* healths = nullptr;  // none: ibpulseLinkHealthTable is empty
   detail::HandlerState state;

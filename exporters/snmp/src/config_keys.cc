@@ -1,5 +1,11 @@
 #include "ibpulse/exporters/snmp/config_keys.h"
 
+#include <algorithm>
+#include <iterator>
+#include <set>
+
+#include "ibpulse/base/number.h"
+
 namespace ibpulse::exporters::snmp {
 namespace {
 
@@ -25,6 +31,37 @@ Status set_trap_sinks(EndpointOptions& o, const ConfigNode& v) {
     if (!sink) return Err("sink {}: {}", i + 1, sink.error());
     o.agent.trap_sinks.push_back(std::move(*sink));
   }
+  return Ok{};
+}
+
+// Trap numbers (each item may list several, comma-separated), "all" or "none".
+Status set_sma_notifications(EndpointOptions& o, const ConfigNode& v) {
+  std::set<uint16_t> traps;
+  for (const ConfigNode* item : v.as_list()) {
+    if (!item->is_scalar()) return Err("a list of SMA trap numbers");
+    std::string_view rest = item->text();
+    while (!rest.empty()) {
+      const size_t comma = rest.find(',');
+      const std::string_view word = rest.substr(0, comma);
+      rest = comma == std::string_view::npos ? "" : rest.substr(comma + 1);
+      if (word == "all") {
+        traps.insert(std::begin(alerts::kSmaTraps), std::end(alerts::kSmaTraps));
+      } else if (word != "none") {
+        const auto n = parse_unsigned(word, 0, 65535);
+        const bool known =
+            n && std::find(std::begin(alerts::kSmaTraps), std::end(alerts::kSmaTraps), *n) !=
+                     std::end(alerts::kSmaTraps);
+        if (!known) {
+          return Err(
+              "'{}' is not an SMA trap IB-SMA-MIB translates (128, 129, 130, 131, 144, "
+              "145, 256, 257, 258, 259), all or none",
+              word);
+        }
+        traps.insert(static_cast<uint16_t>(*n));
+      }
+    }
+  }
+  o.agent.sma_notifications.assign(traps.begin(), traps.end());
   return Ok{};
 }
 
@@ -89,6 +126,14 @@ Keys<EndpointOptions> notification_keys() {
         "Send IF-MIB linkDown/linkUp when a port's ifOperStatus changes (ifLinkUpDownTrapEnable)",
         "true"},
        config::boolean(IBPULSE_CONFIG_FIELD(agent.link_up_down_traps))},
+      {{"snmp.sma-notifications",
+        "The IB-SMA-MIB notifications to send, by InfiniBand trap number (list; each item may "
+        "name several, comma-separated): 128 link state change, 129 local link integrity and "
+        "130 buffer overrun thresholds reached, 131 flow control watchdog, 144 capability mask "
+        "and 145 system image GUID modified, 256 bad M_Key, 257 bad P_Key, 258 bad Q_Key, 259 "
+        "bad P_Key at a switch port; all or none",
+        "all"},
+       set_sma_notifications},
       {{"snmp.notification-queue",
         "Notifications waiting for the agent thread, and per sink; the oldest are dropped "
         "beyond it",

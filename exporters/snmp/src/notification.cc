@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 namespace ibpulse::exporters::snmp::detail {
@@ -47,6 +49,52 @@ VarBind text(Oid name, std::string_view value) {
   vb.type = VarType::kOctetString;
   vb.text.assign(value.substr(0, kDisplayStringMax));
   return vb;
+}
+
+// IB-SMA-MIB: ibSmaNotificationPrefix.n for InfiniBand trap `trap`, and ibSmaNodeInfo.n.0.
+Oid sma_notification(uint16_t trap) {
+  const auto* at = std::find(std::begin(alerts::kSmaTraps), std::end(alerts::kSmaTraps), trap);
+  Oid o = kIbSmaMib;
+  o.insert(o.end(), {2, 0, static_cast<uint32_t>(at - std::begin(alerts::kSmaTraps)) + 1});
+  return o;
+}
+Oid sma_object(uint32_t n) {
+  Oid o = kIbSmaMib;
+  o.insert(o.end(), {1, 1, n, 0});
+  return o;
+}
+
+VarBind octets(Oid name, uint64_t value, unsigned bytes) {
+  VarBind vb;
+  vb.name = std::move(name);
+  vb.type = VarType::kOctetString;
+  for (unsigned i = bytes; i-- > 0;)
+    vb.text.push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
+  return vb;
+}
+
+// The trap's objects in its OBJECTS order (ibSmaNodeLid first), then IBPULSE-MIB's node GUID
+// and name: a LID alone does not name a node for long.
+void sma_objects(const AlertEvent& e, std::vector<VarBind>& out) {
+  constexpr uint32_t kLid = 14, kPortNum = 15, kCapMask = 26, kSystemImageGuid = 6;
+  out.push_back(number(sma_object(kLid), VarType::kGauge32, e.lid));  // Unsigned32
+  switch (e.sma_trap) {
+    case 129:
+    case 130:
+    case 131:
+      out.push_back(number(sma_object(kPortNum), VarType::kGauge32, e.port.port));
+      break;
+    case 144:
+      out.push_back(octets(sma_object(kCapMask), e.capability_mask, 4));
+      break;
+    case 145:
+      out.push_back(octets(sma_object(kSystemImageGuid), e.system_image_guid, 8));
+      break;
+    default:
+      break;
+  }
+  out.push_back(text(object(1), fmt::format("0x{:016x}", e.port.node_guid)));
+  out.push_back(text(object(2), e.node_name));
 }
 
 void threshold_objects(const AlertEvent& e, std::vector<VarBind>& out) {
@@ -94,6 +142,11 @@ std::vector<VarBind> notification_varbinds(const AlertEvent& event, uint64_t upt
           number(if_entry(kIfAdminStatus, event.if_index), VarType::kInteger, event.admin_status));
       out.push_back(
           number(if_entry(kIfOperStatus, event.if_index), VarType::kInteger, event.oper_status));
+      break;
+    case EventKind::kSma:
+      trap_oid.oid_value = sma_notification(event.sma_trap);
+      out.push_back(std::move(trap_oid));
+      sma_objects(event, out);
       break;
     case EventKind::kRateLimited:
       trap_oid.oid_value = notification(3);

@@ -29,6 +29,10 @@ struct EngineOptions {
   // A port's linkDown/linkUp pair is notified; further link changes of that port within the
   // hold-down are withheld, and its final state is notified when the hold-down ends.
   milliseconds link_hold_down{60000};
+  // IB-SMA-MIB's threshold traps: 129 (130) when a port's LocalLinkIntegrityErrors
+  // (ExcessiveBufferOverrunErrors) grew past its PortInfo LocalPhysErrorThreshold
+  // (OverrunErrorThreshold) within this window; once per window and port.
+  milliseconds sma_window{60000};
 };
 
 struct Decision {
@@ -38,6 +42,7 @@ struct Decision {
 
 struct EngineStats {
   uint64_t raised = 0, cleared = 0, link_changes = 0;
+  uint64_t sma_events = 0;  // IB-SMA-MIB notifications (kSma)
   uint64_t notified = 0, suppressed = 0;
 };
 

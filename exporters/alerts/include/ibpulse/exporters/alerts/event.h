@@ -21,6 +21,7 @@ enum class EventKind {
   kLinkDown,     // IF-MIB linkDown
   kLinkUp,       // IF-MIB linkUp
   kRateLimited,  // ibpulseRateLimited: storm control withheld `suppressed` notifications
+  kSma,          // an IB-SMA-MIB notification: the SMA trap `sma_trap` (128, 129, ...)
 };
 std::string_view to_string(EventKind kind);
 
@@ -53,6 +54,19 @@ struct AlertEvent {
 
   // kRateLimited: notifications withheld during the last `window_seconds`.
   uint32_t suppressed = 0;
+
+  // kSma: the InfiniBand trap number and what its notification carries (IB-SMA-MIB): the LID
+  // of the port (a switch's: its LID), and, by trap, the capability mask (144) or the system
+  // image GUID (145); 129 and 130 also `value` (the counter's increase in the window) and
+  // `threshold` (the port's PortInfo threshold).
+  uint16_t sma_trap = 0;
+  uint16_t lid = 0;
+  uint32_t capability_mask = 0;
+  uint64_t system_image_guid = 0;
 };
+
+// The SMA traps IB-SMA-MIB translates, in its notifications' order (ibSmaNotificationPrefix
+// 1..10).
+inline constexpr uint16_t kSmaTraps[] = {128, 129, 130, 131, 144, 145, 256, 257, 258, 259};
 
 }  // namespace ibpulse::exporters::alerts

@@ -36,7 +36,9 @@ struct DaemonStatus : converters::PipelineStatus {
   std::vector<alerts::AlertEvent> active_alerts;
   alerts::EngineStats alerts;
   uint64_t notifications_sent = 0, notifications_dropped = 0;  // by the SNMP agent
-  std::vector<RemoteWriteStatus> remote_write;                 // one per remote-write.url
+  // IB-SMA-MIB notifications by InfiniBand trap number (SnmpAgent::sma_notification_counts).
+  std::vector<std::pair<uint16_t, uint64_t>> sma_notifications;
+  std::vector<RemoteWriteStatus> remote_write;  // one per remote-write.url
 };
 
 class SelfMetrics {

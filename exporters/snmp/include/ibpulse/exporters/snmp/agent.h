@@ -17,9 +17,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ibpulse/base/result.h"
@@ -65,6 +67,9 @@ struct AgentOptions {
   // IF-MIB linkDown/linkUp for kLinkDown/kLinkUp events; ifLinkUpDownTrapEnable reads
   // enabled(1) when this is on and there is a sink.
   bool link_up_down_traps = true;
+  // The IB-SMA-MIB notifications sent (kSma events), by InfiniBand trap number, sorted.
+  std::vector<uint16_t> sma_notifications = {std::begin(alerts::kSmaTraps),
+                                             std::end(alerts::kSmaTraps)};
   // notify()'s queue to the agent thread, and each sink's queue of notifications not yet sent
   // (or informs not yet acknowledged): the oldest are dropped beyond this.
   size_t notification_queue = 1000;
@@ -117,12 +122,17 @@ class SnmpAgent {
   std::vector<SinkStats> notification_stats() const;
   // Summed over the sinks; `dropped` also counts events dropped from notify()'s queue.
   NotificationStats notification_totals() const;
+  // IB-SMA-MIB notifications handed to the sinks, per trap number (alerts::kSmaTraps order);
+  // those turned off (sma_notifications) are not counted.
+  std::vector<std::pair<uint16_t, uint64_t>> sma_notification_counts() const;
 
   struct Impl;
 
  private:
   friend struct SnmpAgentTesting;  // tests' and benchmarks' switches (src/agent_testing.h)
   explicit SnmpAgent(std::unique_ptr<Impl> impl);
+  // Whether an SMA trap's notification is on; counts it when it is.
+  bool count_sma(uint16_t trap);
   std::unique_ptr<Impl> impl_;
 };
 
