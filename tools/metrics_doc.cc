@@ -75,7 +75,8 @@ std::string_view extra_labels(std::string_view family) {
            "`link_speed`, `remote_node_guid`, `remote_port`, `remote_description`";
   }
   if (family == "infiniband_port_partition_info")
-    return "`pkey` (the partition, `0x0001`..`0x7fff`), `membership` (`full`, `limited`)";
+    return "`pkey` (the partition, `0x0001`..`0x7fff`), `membership` (`full`, `limited`), "
+           "`partition` (its name, where `fabric.partitions-file` names it)";
   if (family == "ibpulse_build_info") return "`version`";
   if (family == "ibpulse_sma_notifications_total") return "`trap` (the InfiniBand trap number)";
   if (family == "ibpulse_mads_failed_total") return "`reason`";

@@ -1,5 +1,6 @@
 #include "ibpulse/collector/config_keys.h"
 
+#include "ibpulse/collector/partitions.h"
 #include "ibpulse/collector/sampler.h"
 
 namespace ibpulse::collector {
@@ -136,6 +137,21 @@ Keys<DiscoveryOptions> fabric_keys() {
          auto names = load_node_name_map(v.text());
          if (!names) return Error{names.error()};
          o.names = std::move(*names);
+         return Ok{};
+       }},
+      {{"fabric.partitions-file",
+        "The subnet manager's partition configuration (opensm's partitions.conf syntax): names "
+        "the partitions of infiniband_port_partition_info (label partition)",
+        ""},
+       [](DiscoveryOptions& o, const ConfigNode& v) -> Status {
+         if (auto one = config::one_value(v); !one) return one;
+         if (v.text().empty()) {
+           o.partition_names = {};
+           return Ok{};
+         }
+         auto conf = load_partitions_conf(v.text());
+         if (!conf) return Error{conf.error()};
+         o.partition_names = std::move(conf->names);
          return Ok{};
        }},
       {{"fabric.max-smps", "SMPs in flight during discovery", "64"},

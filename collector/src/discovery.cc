@@ -80,6 +80,7 @@ void read_ports(const ibnd_node_t& n, Node& node, bool switch_port0, Topology& t
 
 Topology read_fabric(const ibnd_fabric_t& fabric, const DiscoveryOptions& o) {
   Topology t;
+  t.partition_names = o.partition_names;
   for (ibnd_node_t* n = fabric.nodes; n != nullptr; n = n->next) {
     Node node = read_node(*n, o.names);
     read_ports(*n, node, o.switch_port0, t);

@@ -72,13 +72,30 @@ std::string smp(const std::string& what, unsigned lid, const std::string& port =
   return run.out;
 }
 
+// The subnet manager's partition configuration: the fabric's and the daemon's.
+const char* const kPartitionsFile = IBPULSE_SOURCE_DIR "/tests/integration/data/partitions.conf";
+
+// The names data/partitions.conf gives the partitions.
+std::string partition_name(unsigned partition) {
+  switch (partition) {
+    case 0x7FFF:
+      return "Default";
+    case 0x0002:
+      return "storage";
+    case 0x0003:
+      return "compute";
+  }
+  return "?";
+}
+
 class Sma : public ::testing::Test {
  protected:
   void SetUp() override {
     daemon_ = std::make_unique<Daemon>(
-        fabric(), std::vector<std::string>{"--snmp.community", "public", "--discovery.interval",
-                                           "1h", "--state.save-interval", "off",
-                                           "--counters.publish-interval", "200ms"});
+        fabric(),
+        std::vector<std::string>{"--snmp.community", "public", "--discovery.interval", "1h",
+                                 "--state.save-interval", "off", "--counters.publish-interval",
+                                 "200ms", "--fabric.partitions-file", kPartitionsFile});
     ASSERT_TRUE(daemon_->wait_for("event=ready", 15s)) << daemon_->log();
     // Every P_Key table read: the fabric's 12 linked ports and 2 switches' port 0.
     ASSERT_TRUE(eventually(
@@ -266,8 +283,9 @@ TEST_F(Sma, PKeyTablesEqualSmpqueryInSnmpAndPrometheus) {
       EXPECT_EQ(mib.at(fmt::format("6.1.1.4.{}.{}", index, entry)), std::to_string(pkey & 0x7FFF));
       if (!c.prometheus) continue;
       const std::string labels = fmt::format(
-          "node_guid=\"{}\",port=\"{}\",pkey=\"0x{:04x}\",membership=\"{}\"", guid_context(c.node),
-          c.port, pkey & 0x7FFF, pkey & 0x8000 ? "full" : "limited");
+          "node_guid=\"{}\",port=\"{}\",pkey=\"0x{:04x}\",membership=\"{}\",partition=\"{}\"",
+          guid_context(c.node), c.port, pkey & 0x7FFF, pkey & 0x8000 ? "full" : "limited",
+          partition_name(pkey & 0x7FFF));
       EXPECT_EQ(metric_value(metrics_, "infiniband_port_partition_info", labels), 1) << labels;
     }
     if (c.prometheus) {
@@ -280,7 +298,8 @@ TEST_F(Sma, PKeyTablesEqualSmpqueryInSnmpAndPrometheus) {
   // The partitions of data/partitions.conf: Hca1 a full, Hca2 a limited member of storage.
   const auto storage = [&](const std::string& node, const char* membership) {
     return metric_value(metrics_, "infiniband_port_partition_info",
-                        fmt::format("node_guid=\"{}\",port=\"1\",pkey=\"0x0002\",membership=\"{}\"",
+                        fmt::format("node_guid=\"{}\",port=\"1\",pkey=\"0x0002\",membership=\"{}\","
+                                    "partition=\"storage\"",
                                     guid_context(node), membership));
   };
   EXPECT_EQ(storage("Hca1", "full"), 1);
@@ -381,6 +400,6 @@ TEST(SmaNotifications, ThresholdsAndLinkChangesBecomeIbSmaMibNotifications) {
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   ::testing::AddGlobalTestEnvironment(new ibpulse::testing::SimFabricEnvironment(
-      {"--partitions", IBPULSE_SOURCE_DIR "/tests/integration/data/partitions.conf"}));
+      {"--partitions", ibpulse::testing::kPartitionsFile}));
   return RUN_ALL_TESTS();
 }

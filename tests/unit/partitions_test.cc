@@ -183,3 +183,36 @@ TEST(PartitionTables, NewTablesReplaceTheirPortsAndKeepTheOthers) {
 
 }  // namespace
 }  // namespace ibpulse::collector
+
+namespace ibpulse::collector {
+namespace {
+
+TEST(PartitionsConf, NamesEachPartitionByItsLow15Bits) {
+  const auto conf = parse_partitions_conf(R"(# opensm partitions
+Default : ALL=limited, SELF=full ;
+storage=0x8002, ipoib, sl=1 :  # full-member P_Key: the partition is 0x0002
+    0x0002c90300000001=full,
+    0x0002c90300000002 ;
+compute=3,defmember=full : ALL_CAS ;
+auto : ALL ;
+again=0x0002 : ALL ;
+)",
+                                          "partitions.conf");
+  ASSERT_TRUE(conf) << conf.error();
+  EXPECT_EQ(conf->names,
+            (PartitionNames{{0x0002, "storage"}, {0x0003, "compute"}, {0x7FFF, "Default"}}));
+  EXPECT_EQ(conf->skipped, (std::vector<std::string>{"auto"})) << "no P_Key: opensm makes one";
+}
+
+TEST(PartitionsConf, ErrorsNameTheFileAndLine) {
+  const auto bad = parse_partitions_conf("Default=0x7fff : ALL ;\n\nx=0xzz : ALL ;\n", "p.conf");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().find("p.conf:3: partition 'x'"), std::string::npos) << bad.error();
+  const auto no_colon = parse_partitions_conf("Default=0x7fff ALL ;", "p.conf");
+  ASSERT_FALSE(no_colon);
+  EXPECT_NE(no_colon.error().find("p.conf:1:"), std::string::npos) << no_colon.error();
+  EXPECT_FALSE(load_partitions_conf("/nonexistent/partitions.conf"));
+}
+
+}  // namespace
+}  // namespace ibpulse::collector

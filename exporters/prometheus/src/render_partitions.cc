@@ -16,10 +16,13 @@ void render_partitions(const converters::FabricSnapshot& s, const PortLabels& la
   const std::string name = fabric_metric("partition_info");
   header(o.text, name,
          "A P_Key of the port's table (always 1): pkey is the partition key (its low 15 bits), "
-         "membership full or limited; join with on(node_guid, port) group_left(pkey)",
+         "membership full or limited, partition its name where fabric.partitions-file names "
+         "it; join with on(node_guid, port) group_left(pkey, partition)",
          "gauge");
   o.done();
   if (!s.partitions) return;
+  static const collector::PartitionNames kNoNames;
+  const collector::PartitionNames& names = s.topology ? s.topology->partition_names : kNoNames;
   const auto& tables = s.partitions->ports;
   auto table = tables.begin();
   std::string extra;
@@ -32,6 +35,11 @@ void render_partitions(const converters::FabricSnapshot& s, const PortLabels& la
       extra.clear();
       fmt::format_to(std::back_inserter(extra), ",pkey=\"0x{:04x}\",membership=\"{}\"",
                      e.partition(), e.full_member() ? "full" : "limited");
+      if (const auto named = names.find(e.partition()); named != names.end()) {
+        extra.append(",partition=\"");
+        append_escaped_label_value(named->second, extra);
+        extra.push_back('"');
+      }
       line(o.text, name, labels.of(i), 1, extra);
       o.done();
     }

@@ -76,7 +76,10 @@ VarBind octets(Oid name, uint64_t value, unsigned bytes) {
 // The trap's objects in its OBJECTS order (ibSmaNodeLid first), then IBPULSE-MIB's node GUID
 // and name: a LID alone does not name a node for long.
 void sma_objects(const AlertEvent& e, std::vector<VarBind>& out) {
-  constexpr uint32_t kLid = 14, kPortNum = 15, kCapMask = 26, kSystemImageGuid = 6;
+  constexpr uint32_t kLid = 14;  // ibSmaNodeInfo columns
+  constexpr uint32_t kPortNum = 15;
+  constexpr uint32_t kCapMask = 26;
+  constexpr uint32_t kSystemImageGuid = 6;
   out.push_back(number(sma_object(kLid), VarType::kGauge32, e.lid));  // Unsigned32
   switch (e.sma_trap) {
     case 129:

@@ -32,6 +32,7 @@ struct DiscoveryOptions {
   std::optional<uint64_t> m_key;  // for fabrics that protect SMPs with an M_Key
   bool switch_port0 = false;      // also list switch port 0, whose counters are opt-in
   NodeNameMap names;
+  PartitionNames partition_names;  // handed on in every topology (Topology::partition_names)
   // A topology cache (libibnetdisc's ibnd_cache_fabric format). Every discovery writes it
   // beside `cache_file` as pending (pending_cache_file()); the poller makes it the cache
   // (commit_discovery_cache()) only when the discovery found every node it knew, so that the

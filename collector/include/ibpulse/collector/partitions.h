@@ -8,9 +8,13 @@
 // Thread safety: value types; a PartitionTables is immutable once published.
 
 #include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
 #include <span>
 #include <vector>
 
+#include "ibpulse/base/result.h"
 #include "ibpulse/collector/topology.h"
 
 namespace ibpulse::collector {
@@ -43,6 +47,18 @@ struct PartitionTables {
   // A copy with `updates` (sorted by port) replacing or adding their ports' tables.
   PartitionTables merged(std::span<const PortPartitions> updates) const;
 };
+
+// The partition names of an opensm partition configuration (opensm -P, partitions.conf):
+// each `Name=PKey[,flags...] : members ;` names the P_Key's partition (its low 15 bits; a
+// `Default` without a P_Key is 0x7fff). Members, flags and multicast groups are not read: the
+// tables read from the ports say who is a member. A partition without a P_Key (opensm makes
+// one up) cannot be named: `skipped` lists them. Errors name the file (`source`) and line.
+struct PartitionsConf {
+  PartitionNames names;
+  std::vector<std::string> skipped;  // names of partitions without a P_Key
+};
+Result<PartitionsConf> parse_partitions_conf(std::string_view text, std::string_view source);
+Result<PartitionsConf> load_partitions_conf(const std::filesystem::path& path);
 
 // Entries in the P_Key table of port `port` of `node`: PartitionCap for a CA's or router's
 // ports and a switch's port 0, PartitionEnforcementCap for a switch's data ports (0: the

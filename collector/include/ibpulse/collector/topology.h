@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <compare>
+#include <map>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -84,8 +85,13 @@ struct Node {
   std::optional<SmaPortInfo> port0;
 };
 
+// Partition names by partition (a P_Key's low 15 bits), from the subnet manager's partition
+// configuration (partitions.h reads opensm's).
+using PartitionNames = std::map<uint16_t, std::string>;
+
 struct Topology {
   std::vector<Node> nodes;  // sorted by GUID
+  PartitionNames partition_names;  // fabric.partitions-file: none when not given
   // Sorted by key: every physical port. Switch port 0 only when discovery was asked for it
   // (DiscoveryOptions::switch_port0): it is read but is never an interface.
   std::vector<Port> ports;
