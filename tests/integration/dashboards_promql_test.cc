@@ -128,6 +128,10 @@ const std::map<std::string, PanelSeries> kPanelSeries = {
      {"Hca1", 1, {{"reason", "ber_above_spec"}}}},
     {"ibpulse-fabric-overview panel 29 'Symbol BER heat map (ports per decade of BER)' A",
      {"Hca1", 1, {}}},
+    // The simulator's subnet manager puts every port in the default partition, as a full member.
+    {"ibpulse-fabric-overview panel 39 'Partition violations (range), with the port's partitions' "
+     "A",
+     {"Hca1", 1, {{"pkey", "0x7fff"}, {"membership", "full"}, {"node_description", "Hca1"}}}},
     {"ibpulse-fabric-overview panel 36 'Congestion roots (by victims)' A",
      {"Switch1", 2, {{"node_description", "Switch1"}, {"remote_description", "Hca3"}}}},
     {"ibpulse-fabric-overview panel 36 'Congestion roots (by victims)' B", {"Switch1", 2, {}}},
@@ -324,6 +328,8 @@ const std::vector<std::string> kFaults = {"PortCounters.SymbolErrorCounter=50",
                                           "PortCounters.LocalLinkIntegrityErrors=1",
                                           "PortCounters.ExcessiveBufferOverrunErrors=1",
                                           "PortCounters.PortXmitDiscards=500",
+                                          "PortCounters.PortRcvConstraintErrors=7",
+                                          "PortCounters.PortXmitConstraintErrors=3",
                                           "PortCounters.PortXmitWait=200000000"};
 
 // The faults on Hca1[1], or (`on` false) their counters back at 0: every test starts from 0
