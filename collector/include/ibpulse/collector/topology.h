@@ -6,9 +6,9 @@
 
 #include <chrono>
 #include <compare>
-#include <map>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -90,7 +90,7 @@ struct Node {
 using PartitionNames = std::map<uint16_t, std::string>;
 
 struct Topology {
-  std::vector<Node> nodes;  // sorted by GUID
+  std::vector<Node> nodes;         // sorted by GUID
   PartitionNames partition_names;  // fabric.partitions-file: none when not given
   // Sorted by key: every physical port. Switch port 0 only when discovery was asked for it
   // (DiscoveryOptions::switch_port0): it is read but is never an interface.
