@@ -40,6 +40,12 @@ const Default kDefaults[] = {
      Condition::kDelta, 0, 0s, 5min, Severity::kWarning},
     {"xmit_discards", "xmit_discards", RuleKind::kCounter, Condition::kDelta, 100, 0s, 5min,
      Severity::kMinor},
+    // Partition enforcement drops: a port sending into, or receiving from, a partition it is not
+    // a member of (or limited to limited). The Prometheus twins name the port's partitions.
+    {"rcv_constraint_errors", "rcv_constraint_errors", RuleKind::kCounter, Condition::kDelta, 0, 0s,
+     5min, Severity::kWarning},
+    {"xmit_constraint_errors", "xmit_constraint_errors", RuleKind::kCounter, Condition::kDelta, 0,
+     0s, 5min, Severity::kWarning},
     {"fec_uncorrectable_blocks", "fec_uncorrectable_blocks", RuleKind::kCounter, Condition::kDelta,
      0, 0s, 5min, Severity::kMajor},
     {"xmit_wait_congestion", "xmit_wait_ticks", RuleKind::kCounter, Condition::kRatePerSecond, 1e6,
