@@ -89,15 +89,30 @@ void ConvertLoop::update_port(const collector::Port& port) {
 
 void ConvertLoop::update_partitions(std::vector<collector::PortPartitions> tables) {
   std::lock_guard lock(mutex_);
+  pending_partitions_.push_back(std::move(tables));
+}
+
+void ConvertLoop::take_partitions() {
+  std::vector<std::vector<collector::PortPartitions>> batches;
+  {
+    std::lock_guard lock(mutex_);
+    batches.swap(pending_partitions_);
+  }
+  if (batches.empty()) return;
+  // Merged here, on the converter's thread: a copy of every table so far per batch, which
+  // the poller's I/O thread that hands them over must not pay for.
   static const collector::PartitionTables kNone;
-  partitions_ = std::make_shared<const collector::PartitionTables>(
-      (partitions_ ? *partitions_ : kNone).merged(tables));
+  for (const auto& batch : batches) {
+    partitions_ = std::make_shared<const collector::PartitionTables>(
+        (partitions_ ? *partitions_ : kNone).merged(batch));
+  }
+  converter_.set_partitions(partitions_);
 }
 
 void ConvertLoop::take_topology() {
+  take_partitions();
   {
     std::lock_guard lock(mutex_);
-    converter_.set_partitions(partitions_);
     if (!pending_) return;
     topology_ = std::move(pending_);
     pending_.reset();

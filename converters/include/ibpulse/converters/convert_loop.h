@@ -55,6 +55,7 @@ class ConvertLoop {
  private:
   void report(const collector::RawSample& s, const ApplyEvents& events);
   void take_topology();
+  void take_partitions();
   void trim_after_snapshots(Clock::time_point now);  // malloc_trim, now and then
   // Our own clears go to the pollers only once a save holds the readings that asked for them.
   void pass_on_clears();
@@ -66,10 +67,13 @@ class ConvertLoop {
   std::chrono::milliseconds foreign_clear_window_;
   Converter converter_;
   StateSaver state_;
-  mutable std::mutex mutex_;  // guards pending_, topology_, partitions_, stats_
+  mutable std::mutex mutex_;  // guards pending_, topology_, pending_partitions_, stats_
   std::shared_ptr<collector::Topology> pending_;
   std::shared_ptr<const collector::Topology> topology_;
-  std::shared_ptr<const collector::PartitionTables> partitions_;  // every table read so far
+  // P_Key tables handed over, merged into partitions_ (every table read so far) by the
+  // converter's thread.
+  std::vector<std::vector<collector::PortPartitions>> pending_partitions_;
+  std::shared_ptr<const collector::PartitionTables> partitions_;
   ConverterStats stats_;
   Clock::time_point last_trim_{};
   unsigned foreign_logged_ = 0;
