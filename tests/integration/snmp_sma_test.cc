@@ -207,6 +207,16 @@ TEST_F(Sma, ManagementPortAndPortInfoTableEqualSmpquery) {
     EXPECT_EQ(mib.at("4.38.0"), std::to_string(num(m, "SubnetTimeout")));
     EXPECT_EQ(mib.at("4.39.0"), std::to_string(num(m, "RespTimeVal")));
     EXPECT_FALSE(mib.contains("4.1.0")) << "the M_Key itself is never served";
+    if (node == "Switch1") {
+      // A switch port without a link still has its PortInfo: Down, as smpquery reads it.
+      const std::string down = smp("portinfo", lid, "4");
+      EXPECT_EQ(smpquery_field(down, "LinkState"), "Down");
+      EXPECT_EQ(mib.at("5.1.1.6.4"), "1");
+    } else {
+      // A CA port without a link was never reached: its PortInfo is unknown, so no row.
+      EXPECT_FALSE(mib.contains("5.1.1.6.2")) << "Hca3 port 2";
+      EXPECT_TRUE(mib.contains("5.1.1.6.1"));
+    }
 
     // Every linked port's row of ibSmaPortInfoTable.
     for (const PortInfo& p : fabric().ports()) {

@@ -58,7 +58,7 @@ const SmaPortInfo* management_port(const Reader& r, const Node& node) {
   if (node.kind == collector::NodeKind::kSwitch) return nullptr;  // port 0 was not read
   const SmaPortInfo* first = nullptr;
   for (const Row& row : r.context.rows) {
-    if (row.link == nullptr) continue;
+    if (row.link == nullptr || row.link->link.state == 0) continue;  // PortInfo never read
     if (row.link->sma.lid != 0 && row.link->sma.lid == node.lid) return &row.link->sma;
     if (first == nullptr) first = &row.link->sma;
   }
@@ -206,7 +206,8 @@ bool sma_management_port_value(const Reader& r, size_t /*row*/, uint32_t column,
 bool sma_port_info_value(const Reader& r, size_t row, uint32_t column, VarBind& out) {
   if (r.context.node_guid == 0) return false;
   const Port* port = r.context.rows[row].link;
-  if (port == nullptr) return false;  // gone from discovery
+  // Gone from discovery, or its PortInfo never read (a CA port without a link): no row.
+  if (port == nullptr || port->link.state == 0) return false;
   const SmaPortInfo& p = port->sma;
   const collector::LinkState& l = port->link;  // kept fresh between discoveries
   switch (column) {
