@@ -404,6 +404,39 @@ TEST(SmaNotifications, ThresholdsAndLinkChangesBecomeIbSmaMibNotifications) {
       },
       30s));
 }
+
+// 130 with its varbinds: a switch port's ExcessiveBufferOverrunErrors grows past its PortInfo
+// OverrunErrorThreshold; the notification names the switch by its LID and the port.
+TEST(SmaNotifications, BufferOverrunsPastTheThresholdAre130) {
+  auto trapd = Snmptrapd::start();
+  ASSERT_TRUE(trapd);
+  Daemon d(fabric(), {"--snmp.trap-sink", trapd->address(), "--snmp.sma-notifications", "130",
+                      "--state.save-interval", "off", "--poll.counters-interval", "300ms",
+                      "--counters.publish-interval", "200ms", "--discovery.interval", "1h"});
+  ASSERT_TRUE(d.wait_for("event=ready", 15s)) << d.log();
+  ASSERT_TRUE(d.wait_for_sweeps(2)) << d.log();
+  const uint64_t now = fabric().perfquery("Switch1", 3, "ExcessiveBufferOverrunErrors");
+  fabric().set(fmt::format(
+      "PerformanceSet \"Switch1\"[3] PortCounters.ExcessiveBufferOverrunErrors={}", now + 4));
+  std::vector<TrapNotification> overruns;
+  for (auto t0 = std::chrono::steady_clock::now();
+       overruns.empty() && std::chrono::steady_clock::now() - t0 < 15s;) {
+    overruns = with_trap(trapd->wait_for(trapd->notifications().size() + 1, 200ms), kSmaTrap + "3");
+  }
+  ASSERT_EQ(overruns.size(), 1u) << trapd->output() << d.log();
+  const TrapNotification& n = overruns[0];
+  ASSERT_EQ(n.varbinds.size(), 6u) << trapd->output();
+  EXPECT_EQ(n.varbinds[2].oid, kSmaLid);
+  EXPECT_EQ(value_of(n, kSmaLid), "Gauge32 " + std::to_string(fabric().lid("Switch1", 3)));
+  EXPECT_EQ(n.varbinds[3].oid, kSmaPortNum);
+  EXPECT_EQ(value_of(n, kSmaPortNum), "Gauge32 3");
+  EXPECT_EQ(value_of(n, kNotifGuid), "STRING " + guid_context("Switch1"));
+  EXPECT_EQ(value_of(n, kNotifName), "STRING Switch1");
+  EXPECT_NE(
+      d.log().find("event=sma_trap trap=130 node_guid=" + guid_context("Switch1") + " port=3"),
+      std::string::npos)
+      << d.log();
+}
 }  // namespace
 }  // namespace ibpulse::testing
 
