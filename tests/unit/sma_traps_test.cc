@@ -51,6 +51,12 @@ TEST(SmaTraps, LinkIntegrityPastThePortsThresholdOncePerWindow) {
   EXPECT_TRUE(at(61, 40).empty()) << "a new window starts";
   ASSERT_EQ(at(70, 44).size(), 1u);
   EXPECT_TRUE(at(80, 0).empty()) << "a clear restarts the window, no trap";
+  // Growth read at the reading that ends a window counts in that window.
+  EXPECT_TRUE(at(100, 2).empty());
+  const auto last = at(140, 9);  // the window that started at 80 ends here: 9 > 3
+  ASSERT_EQ(last.size(), 1u);
+  EXPECT_EQ(last[0].value, 9);
+  EXPECT_TRUE(at(150, 12).empty()) << "3 more in the new window";
 }
 
 TEST(SmaTraps, BufferOverrunUsesItsOwnThreshold) {

@@ -40,15 +40,23 @@ void ThresholdEngine::Impl::sma_thresholds(Step& step, size_t i) {
     if (!p.has(th.counter)) continue;
     PortHistory::SmaWindow& w = port_history[i].sma_windows[t];
     const uint64_t total = p.total(th.counter);
-    if (w.start == kNever || step.now - w.start >= options.sma_window || total < w.base) {
+    if (w.start == kNever || total < w.base) {  // first sight, or cleared: a window starts
       w = {step.now, total, false};
       continue;
     }
+    // The growth up to this reading counts in the window it closes; the next starts here.
+    const bool ends = step.now - w.start >= options.sma_window;
     const uint64_t limit = links[i] != nullptr ? links[i]->sma.*th.limit : 0;
-    if (w.sent || total - w.base <= limit) continue;
-    w.sent = true;
+    const uint64_t growth = total - w.base;
+    const bool trap = !w.sent && growth > limit;
+    if (ends) {
+      w = {step.now, total, false};
+    } else if (trap) {
+      w.sent = true;
+    }
+    if (!trap) continue;
     AlertEvent e = sma_event(th.trap, i, step);
-    e.value = static_cast<double>(total - w.base);
+    e.value = static_cast<double>(growth);
     e.threshold = static_cast<double>(limit);
     e.window_seconds = static_cast<uint32_t>(
         std::chrono::duration_cast<std::chrono::seconds>(options.sma_window).count());
