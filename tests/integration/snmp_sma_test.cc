@@ -1,7 +1,7 @@
 // IB-SMA-MIB in every node's context and the partitions of every port, against the reference
-// reader (and its notifications, received by a real snmptrapd, at the end): each served object of
-// the node, switch and management port groups, the port info table and the P_Key table equals what
-// `smpquery nodeinfo/switchinfo/portinfo/pkeys` reads from the same node, and
+// reader (its notifications: snmp_sma_notifications_test.cc, in the same binary): each served
+// object of the node, switch and management port groups, the port info table and the P_Key table
+// equals what `smpquery nodeinfo/switchinfo/portinfo/pkeys` reads from the same node, and
 // `infiniband_port_partition_info` lists the same P_Keys. The fabric's subnet manager programs the
 // partitions of data/partitions.conf (full and limited members).
 #include <fmt/format.h>
@@ -16,21 +16,13 @@
 #include "daemon_client.h"
 #include "eventually.h"
 #include "sim_fabric.h"
+#include "sma_fabric.h"
 #include "snmp_client.h"
-#include "snmptrapd.h"
 
 namespace ibpulse::testing {
 namespace {
 
 using namespace std::chrono_literals;
-
-SimFabric& fabric() {
-  return SimFabricEnvironment::fabric();
-}
-
-std::string guid_context(const std::string& node) {
-  return guid_text(fabric().port(node, 1).node_guid);
-}
 
 // The node's IB-SMA-MIB objects below 1.3.6.1.3.117.3.1: "group.column.index" -> value, every
 // OCTET STRING as hex octets ("00 20 ...").
@@ -65,15 +57,6 @@ uint64_t num(const std::string& smp_text, const std::string& field) {
 std::string truth(uint64_t bit) {
   return bit != 0 ? "1" : "2";  // TruthValue
 }
-
-std::string smp(const std::string& what, unsigned lid, const std::string& port = "") {
-  auto run = fabric().exec({"smpquery", what, std::to_string(lid), port});
-  EXPECT_EQ(run.exit_code, 0) << run.err;
-  return run.out;
-}
-
-// The subnet manager's partition configuration: the fabric's and the daemon's.
-const char* const kPartitionsFile = IBPULSE_SOURCE_DIR "/tests/integration/data/partitions.conf";
 
 // The names data/partitions.conf gives the partitions.
 std::string partition_name(unsigned partition) {
@@ -316,127 +299,6 @@ TEST_F(Sma, PKeyTablesEqualSmpqueryInSnmpAndPrometheus) {
   EXPECT_EQ(storage("Hca2", "limited"), 1);
 }
 
-// IB-SMA-MIB's notifications for what the daemon sees on the fabric, with every varbind: 129 and
-// 130 when LocalLinkIntegrityErrors and ExcessiveBufferOverrunErrors grow past the port's
-// PortInfo thresholds (0 in ibsim: any growth), 128 when a switch port's link goes down; 130
-// turned off by snmp.sma-notifications is neither sent nor counted.
-std::string value_of(const TrapNotification& n, const std::string& oid) {
-  const TrapVarBind* vb = n.find(oid);
-  return vb ? vb->type + " " + vb->value : "absent";
-}
-
-std::vector<TrapNotification> with_trap(const std::vector<TrapNotification>& all,
-                                        const std::string& trap_oid) {
-  std::vector<TrapNotification> out;
-  for (const auto& n : all)
-    if (n.trap_oid == trap_oid) out.push_back(n);
-  return out;
-}
-
-const std::string kSmaTrap = "1.3.6.1.3.117.3.2.0.";
-const std::string kSmaLid = "1.3.6.1.3.117.3.1.1.14.0";
-const std::string kSmaPortNum = "1.3.6.1.3.117.3.1.1.15.0";
-const std::string kNotifGuid = "1.3.6.1.4.1.8072.9999.9999.1.3.1.0";
-const std::string kNotifName = "1.3.6.1.4.1.8072.9999.9999.1.3.2.0";
-
-TEST(SmaNotifications, ThresholdsAndLinkChangesBecomeIbSmaMibNotifications) {
-  auto trapd = Snmptrapd::start();
-  ASSERT_TRUE(trapd);
-  Daemon d(fabric(), {"--snmp.trap-sink", trapd->address(), "--snmp.sma-notifications", "128,129",
-                      "--state.save-interval", "off", "--poll.port-info-interval", "1s",
-                      "--poll.counters-interval", "300ms", "--counters.publish-interval", "200ms",
-                      "--discovery.interval", "1h", "--alerts.sma-window", "1h"});
-  ASSERT_TRUE(d.wait_for("event=ready", 15s)) << d.log();
-  ASSERT_TRUE(d.wait_for_sweeps(2)) << d.log();  // both counters read once: the windows' start
-  const auto grow = [&](const std::string& node, unsigned port, const std::string& field,
-                        uint64_t by) {
-    const uint64_t now = fabric().perfquery(node, port, field);
-    fabric().set(
-        fmt::format("PerformanceSet \"{}\"[{}] PortCounters.{}={}", node, port, field, now + by));
-  };
-  // The notifications of one SMA trap, once one has come (the default threshold rules send
-  // theirs too).
-  const auto wait_trap = [&](int n) {
-    std::vector<TrapNotification> got;
-    for (auto t0 = std::chrono::steady_clock::now();
-         got.empty() && std::chrono::steady_clock::now() - t0 < 15s;) {
-      got = with_trap(trapd->wait_for(trapd->notifications().size() + 1, 200ms),
-                      kSmaTrap + std::to_string(n));
-    }
-    return got;
-  };
-  grow("Hca3", 1, "LocalLinkIntegrityErrors", 2);
-  grow("Switch2", 2, "ExcessiveBufferOverrunErrors", 3);  // 130: off
-  const auto integrity = wait_trap(2);
-  ASSERT_EQ(integrity.size(), 1u) << trapd->output() << d.log();
-  const TrapNotification& n = integrity[0];
-  ASSERT_EQ(n.varbinds.size(), 6u) << trapd->output();
-  EXPECT_EQ(n.varbinds[0].oid, "1.3.6.1.2.1.1.3.0");
-  EXPECT_EQ(n.varbinds[1].oid, "1.3.6.1.6.3.1.1.4.1.0");
-  EXPECT_EQ(n.varbinds[2].oid, kSmaLid);
-  EXPECT_EQ(value_of(n, kSmaLid), "Gauge32 " + std::to_string(fabric().lid("Hca3", 1)));
-  EXPECT_EQ(value_of(n, kSmaPortNum), "Gauge32 1");
-  EXPECT_EQ(value_of(n, kNotifGuid), "STRING " + guid_context("Hca3"));
-  EXPECT_EQ(value_of(n, kNotifName), "STRING Hca3");
-
-  // 128: Switch2's port to Hca4 goes down; the notification names the switch by its LID.
-  ASSERT_EQ(fabric().sim("link-down", {"Hca4[1]"}).exit_code, 0);
-  const auto changes = wait_trap(1);
-  ASSERT_EQ(fabric().sim("link-up", {"Hca4[1]"}).exit_code, 0);
-  ASSERT_FALSE(changes.empty()) << trapd->output() << d.log();
-  const TrapNotification& c = changes[0];
-  ASSERT_EQ(c.varbinds.size(), 5u) << trapd->output();
-  EXPECT_EQ(value_of(c, kSmaLid), "Gauge32 " + std::to_string(fabric().lid("Switch2", 2)));
-  EXPECT_EQ(value_of(c, kNotifGuid), "STRING " + guid_context("Switch2"));
-  EXPECT_EQ(value_of(c, kNotifName), "STRING Switch2");
-
-  const std::string metrics = http_get(d.web_port(), "/metrics");
-  EXPECT_EQ(metric_value(metrics, "ibpulse_sma_notifications_total", "trap=\"129\""), 1);
-  EXPECT_EQ(metric_value(metrics, "ibpulse_sma_notifications_total", "trap=\"130\""), 0);
-  EXPECT_GE(metric_value(metrics, "ibpulse_sma_notifications_total", "trap=\"128\""), 1);
-  EXPECT_TRUE(with_trap(trapd->notifications(), kSmaTrap + "3").empty()) << trapd->output();
-  EXPECT_NE(d.log().find("event=sma_trap trap=130"), std::string::npos) << d.log();
-  // The link back up before the other tests read the fabric.
-  ASSERT_TRUE(eventually(
-      [&] {
-        const std::string pi = smp("portinfo", fabric().lid("Hca4", 1), "1");
-        return smpquery_field(pi, "LinkState") == "Active";
-      },
-      30s));
-}
-
-// 130 with its varbinds: a switch port's ExcessiveBufferOverrunErrors grows past its PortInfo
-// OverrunErrorThreshold; the notification names the switch by its LID and the port.
-TEST(SmaNotifications, BufferOverrunsPastTheThresholdAre130) {
-  auto trapd = Snmptrapd::start();
-  ASSERT_TRUE(trapd);
-  Daemon d(fabric(), {"--snmp.trap-sink", trapd->address(), "--snmp.sma-notifications", "130",
-                      "--state.save-interval", "off", "--poll.counters-interval", "300ms",
-                      "--counters.publish-interval", "200ms", "--discovery.interval", "1h"});
-  ASSERT_TRUE(d.wait_for("event=ready", 15s)) << d.log();
-  ASSERT_TRUE(d.wait_for_sweeps(2)) << d.log();
-  const uint64_t now = fabric().perfquery("Switch1", 3, "ExcessiveBufferOverrunErrors");
-  fabric().set(fmt::format(
-      "PerformanceSet \"Switch1\"[3] PortCounters.ExcessiveBufferOverrunErrors={}", now + 4));
-  std::vector<TrapNotification> overruns;
-  for (auto t0 = std::chrono::steady_clock::now();
-       overruns.empty() && std::chrono::steady_clock::now() - t0 < 15s;) {
-    overruns = with_trap(trapd->wait_for(trapd->notifications().size() + 1, 200ms), kSmaTrap + "3");
-  }
-  ASSERT_EQ(overruns.size(), 1u) << trapd->output() << d.log();
-  const TrapNotification& n = overruns[0];
-  ASSERT_EQ(n.varbinds.size(), 6u) << trapd->output();
-  EXPECT_EQ(n.varbinds[2].oid, kSmaLid);
-  EXPECT_EQ(value_of(n, kSmaLid), "Gauge32 " + std::to_string(fabric().lid("Switch1", 3)));
-  EXPECT_EQ(n.varbinds[3].oid, kSmaPortNum);
-  EXPECT_EQ(value_of(n, kSmaPortNum), "Gauge32 3");
-  EXPECT_EQ(value_of(n, kNotifGuid), "STRING " + guid_context("Switch1"));
-  EXPECT_EQ(value_of(n, kNotifName), "STRING Switch1");
-  EXPECT_NE(
-      d.log().find("event=sma_trap trap=130 node_guid=" + guid_context("Switch1") + " port=3"),
-      std::string::npos)
-      << d.log();
-}
 }  // namespace
 }  // namespace ibpulse::testing
 
