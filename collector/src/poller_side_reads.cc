@@ -16,13 +16,15 @@ using namespace poller_detail;  // NOLINT(google-build-using-namespace): this mo
 using namespace std::chrono_literals;
 
 void Poller::State::enable_smp() {
-  if (options.intervals.port_info.count() == 0) return;
+  // The P_Key tables are read with SMPs too, after each discovery, whether or not PortInfo is
+  // refreshed between discoveries.
+  if (options.intervals.port_info.count() == 0 && !events.partitions_read) return;
   const auto s = engine->enable_smp(true);
   if (!s && !smp_warned) {
     smp_warned = true;
     warn(
         fmt::format("event=port_info_disabled error=\"{}\" note=\"port states are refreshed "
-                    "by rediscovery only\"",
+                    "by rediscovery only; no P_Key table is read\"",
                     log_text(s.error())));
   }
   // Plans are made during discovery, while the SMP class is lent to it: they counted on

@@ -78,7 +78,9 @@ class Sma : public ::testing::Test {
         fabric(),
         std::vector<std::string>{"--snmp.community", "public", "--discovery.interval", "1h",
                                  "--state.save-interval", "off", "--counters.publish-interval",
-                                 "200ms", "--fabric.partitions-file", kPartitionsFile});
+                                 "200ms", "--fabric.partitions-file", kPartitionsFile,
+                                 // No PortInfo refresh: the P_Key tables are read all the same.
+                                 "--poll.port-info-interval", "off"});
     ASSERT_TRUE(daemon_->wait_for("event=ready", 15s)) << daemon_->log();
     // Every P_Key table read: the fabric's 12 linked ports and 2 switches' port 0.
     ASSERT_TRUE(eventually(
