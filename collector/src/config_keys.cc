@@ -69,6 +69,11 @@ Keys<PollerOptions> poll_keys() {
       {{"poll.port-info-interval",
         "PortInfo (SMP) of every port between discoveries: state, width, speed (off: none)", "10s"},
        config::duration_or_off(IBPULSE_CONFIG_FIELD(intervals.port_info), 10ms)},
+      {{"poll.partition-tables",
+        "Read each port's P_Key table after each discovery (PKeyTable SMPs, 32 entries each): "
+        "IB-SMA-MIB's P_Key table and infiniband_port_partition_info",
+        "true"},
+       config::boolean(IBPULSE_CONFIG_FIELD(partition_tables))},
       {{"poll.skip-nodes", "Node GUIDs never polled (list)", ""},
        config::guids(IBPULSE_CONFIG_FIELD(skip_nodes))},
       {{"poll.switch-port0", "Also read the counters of switch port 0 (management port)", "false"},

@@ -193,7 +193,7 @@ void Poller::State::adopt(Clock::time_point now) {
   }
   rebuild_plans();
   if (options.ask_xmit_wait_tick) ticks.plan(topology, now);
-  if (events.partitions_read) partition_reads.plan(topology);
+  if (reads_partition_tables()) partition_reads.plan(topology);
   scheduler.update(topology, now);
   std::lock_guard lock(mutex);
   stats.ports = topology.ports.size();

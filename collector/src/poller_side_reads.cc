@@ -18,7 +18,7 @@ using namespace std::chrono_literals;
 void Poller::State::enable_smp() {
   // The P_Key tables are read with SMPs too, after each discovery, whether or not PortInfo is
   // refreshed between discoveries.
-  if (options.intervals.port_info.count() == 0 && !events.partitions_read) return;
+  if (options.intervals.port_info.count() == 0 && !reads_partition_tables()) return;
   const auto s = engine->enable_smp(true);
   if (!s && !smp_warned) {
     smp_warned = true;
@@ -155,8 +155,12 @@ void Poller::State::tick_reply(const Context& ctx, const MadCompletion& c) {
   if (!ring.push(s)) ++local_drops;
 }
 
+bool Poller::State::reads_partition_tables() const {
+  return options.partition_tables && events.partitions_read;
+}
+
 void Poller::State::read_partitions(Clock::time_point now) {
-  if (!events.partitions_read) return;
+  if (!reads_partition_tables()) return;
   if (engine->smp_enabled()) {
     while (const auto ask = partition_reads.next()) {
       MadRequest r;

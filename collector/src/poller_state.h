@@ -226,6 +226,7 @@ struct Poller::State {
   void ask_ticks();
   // The answer goes to the converter raw, as every reading does (RawSample: Tick in values[0]).
   void tick_reply(const Context& ctx, const MadCompletion& c);
+  bool reads_partition_tables() const;  // poll.partition-tables, and someone to hand them to
   // Sends the P_Key table reads partition_reads has room for, and hands finished tables on.
   void read_partitions(Clock::time_point now);
   void partition_reply(const Context& ctx, const MadCompletion& c);

@@ -53,6 +53,9 @@ struct PollerOptions {
   // Ask each node's PortSamplesControl once for its Tick, the period of its PortXmitWait tick
   // (tick_asks.h); off when the period is configured (congestion.xmit-wait-tick).
   bool ask_xmit_wait_tick = true;
+  // Read every port's P_Key table after each discovery (partitions.h), for the
+  // PollerEvents::partitions_read receiver.
+  bool partition_tables = true;
   // The nodes this collector polls when several share the fabric; the others' ports are left
   // out of the topology it hands on (peers of its own ports aside). Read at start only.
   ShardSpec shard{};
