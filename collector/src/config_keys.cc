@@ -124,6 +124,24 @@ void append(Keys<PollerOptions>& out, Keys<PollerOptions> more) {
     out.push_back(std::move(k));
 }
 
+// A key naming a file that is read with the configuration: `load(path)` gives what `field`
+// keeps (an error names the file); empty: nothing.
+template <typename Load, typename Field>
+auto file_key(Load load, Field field) {
+  return [load, field](DiscoveryOptions& o, const ConfigNode& v) -> Status {
+    if (auto one = config::one_value(v); !one) return one;
+    auto& target = field(o);
+    if (v.text().empty()) {
+      target = {};
+      return Ok{};
+    }
+    auto loaded = load(v.text());
+    if (!loaded) return Error{loaded.error()};
+    target = std::move(*loaded);
+    return Ok{};
+  };
+}
+
 }  // namespace
 
 Keys<DiscoveryOptions> fabric_keys() {
@@ -133,32 +151,18 @@ Keys<DiscoveryOptions> fabric_keys() {
       {{"fabric.ca-port", "Port of the local HCA (0: the first active)", "0"},
        config::number(0, 254, IBPULSE_CONFIG_FIELD(ca_port))},
       {{"fabric.node-name-map", "ib-node-name-map file naming nodes", ""},
-       [](DiscoveryOptions& o, const ConfigNode& v) -> Status {
-         if (auto one = config::one_value(v); !one) return one;
-         if (v.text().empty()) {
-           o.names = {};
-           return Ok{};
-         }
-         auto names = load_node_name_map(v.text());
-         if (!names) return Error{names.error()};
-         o.names = std::move(*names);
-         return Ok{};
-       }},
+       file_key(load_node_name_map, IBPULSE_CONFIG_FIELD(names))},
       {{"fabric.partitions-file",
         "The subnet manager's partition configuration (opensm's partitions.conf syntax): names "
         "the partitions of infiniband_port_partition_info (label partition)",
         ""},
-       [](DiscoveryOptions& o, const ConfigNode& v) -> Status {
-         if (auto one = config::one_value(v); !one) return one;
-         if (v.text().empty()) {
-           o.partition_names = {};
-           return Ok{};
-         }
-         auto conf = load_partitions_conf(v.text());
-         if (!conf) return Error{conf.error()};
-         o.partition_names = std::move(conf->names);
-         return Ok{};
-       }},
+       file_key(
+           [](const std::filesystem::path& path) -> Result<PartitionNames> {
+             auto conf = load_partitions_conf(path);
+             if (!conf) return Error{conf.error()};
+             return std::move(conf->names);
+           },
+           IBPULSE_CONFIG_FIELD(partition_names))},
       {{"fabric.max-smps", "SMPs in flight during discovery", "64"},
        config::number(1, 256, IBPULSE_CONFIG_FIELD(max_smps))},
       {{"fabric.m-key", "M_Key for fabrics that protect their SMAs", ""},

@@ -13,6 +13,7 @@
 
 #include "ibpulse/base/atomic_file.h"
 #include "port_info.h"
+#include "smp_fields.h"
 
 namespace ibpulse::collector {
 namespace {
@@ -29,7 +30,7 @@ Node read_node(const ibnd_node_t& n, const NodeNameMap& names) {
   auto named = names.find(n.guid);
   node.name = named != names.end() ? named->second : node.description;
   node.num_ports = static_cast<uint8_t>(n.numports);
-  node.system_image_guid = mad_get_field64(const_cast<uint8_t*>(n.info), 0, IB_NODE_SYSTEM_GUID_F);
+  node.system_image_guid = smp::field64(n.info, IB_NODE_SYSTEM_GUID_F);
   node.sma = sma_node_info(n.info);
   if (node.kind == NodeKind::kSwitch) {
     node.switch_info = sma_switch_info(n.switchinfo);
@@ -49,10 +50,9 @@ Port read_port(uint64_t node_guid, uint8_t number, const ibnd_port_t& ip,
   p.sma = sma_port_info(ip.info);
   p.lid = addressing.base_lid;
   p.lmc = addressing.lmc;
-  auto* info = const_cast<uint8_t*>(addressing.info);
-  p.capability_mask = mad_get_field(info, 0, IB_PORT_CAPMASK_F);
-  p.capability_mask2 = static_cast<uint16_t>(mad_get_field(info, 0, IB_PORT_CAPMASK2_F));
-  p.subnet_prefix = mad_get_field64(info, 0, IB_PORT_GID_PREFIX_F);
+  p.capability_mask = smp::field(addressing.info, IB_PORT_CAPMASK_F);
+  p.capability_mask2 = smp::u16(addressing.info, IB_PORT_CAPMASK2_F);
+  p.subnet_prefix = smp::field64(addressing.info, IB_PORT_GID_PREFIX_F);
   return p;
 }
 

@@ -2,6 +2,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "ibpulse/base/lines.h"
 #include "ibpulse/base/number.h"
 #include "ibpulse/collector/partitions.h"
 
@@ -23,27 +24,19 @@ struct Entry {
 std::vector<Entry> entries_of(std::string_view text) {
   std::vector<Entry> out;
   Entry current;
-  size_t line = 1;
-  bool comment = false;
-  for (const char c : text) {
-    if (c == '\n') {
-      ++line;
-      comment = false;
-      current.text.push_back(' ');
-      continue;
-    }
-    if (comment) continue;
-    if (c == '#') {
-      comment = true;
-      continue;
-    }
-    if (current.line == 0 && c != ' ' && c != '\t' && c != '\r') current.line = line;
-    if (c == ';') {
+  for (size_t number = 1; !text.empty(); ++number) {
+    std::string_view line = take_line(text);
+    line = line.substr(0, line.find('#'));
+    for (size_t semicolon; (semicolon = line.find(';')) != std::string_view::npos;) {
+      const std::string_view piece = line.substr(0, semicolon);
+      if (current.line == 0 && !trim(piece).empty()) current.line = number;
+      current.text.append(piece);
       out.push_back(std::move(current));
       current = {};
-      continue;
+      line.remove_prefix(semicolon + 1);
     }
-    current.text.push_back(c);
+    if (current.line == 0 && !trim(line).empty()) current.line = number;
+    current.text.append(line).push_back(' ');
   }
   if (!trim(current.text).empty()) out.push_back(std::move(current));
   return out;

@@ -1,30 +1,23 @@
 #include "port_info.h"
 
-#include <infiniband/mad.h>
+#include "smp_fields.h"
 
 namespace ibpulse::collector {
-namespace {
-
-uint8_t field8(const uint8_t* info, MAD_FIELDS field) {
-  return static_cast<uint8_t>(mad_get_field(const_cast<uint8_t*>(info), 0, field));
-}
-
-}  // namespace
 
 LinkState link_state_from_port_info(const uint8_t* info) {
   LinkState s;
-  s.state = field8(info, IB_PORT_STATE_F);
-  s.phys_state = field8(info, IB_PORT_PHYS_STATE_F);
-  s.width_active = field8(info, IB_PORT_LINK_WIDTH_ACTIVE_F);
-  s.width_supported = field8(info, IB_PORT_LINK_WIDTH_SUPPORTED_F);
-  s.width_enabled = field8(info, IB_PORT_LINK_WIDTH_ENABLED_F);
-  s.speed_active = field8(info, IB_PORT_LINK_SPEED_ACTIVE_F);
-  s.speed_supported = field8(info, IB_PORT_LINK_SPEED_SUPPORTED_F);
-  s.speed_enabled = field8(info, IB_PORT_LINK_SPEED_ENABLED_F);
-  s.speed_ext_active = field8(info, IB_PORT_LINK_SPEED_EXT_ACTIVE_F);
-  s.speed_ext_supported = field8(info, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F);
-  s.speed_ext_enabled = field8(info, IB_PORT_LINK_SPEED_EXT_ENABLED_F);
-  s.mtu = field8(info, IB_PORT_NEIGHBOR_MTU_F);
+  s.state = smp::u8(info, IB_PORT_STATE_F);
+  s.phys_state = smp::u8(info, IB_PORT_PHYS_STATE_F);
+  s.width_active = smp::u8(info, IB_PORT_LINK_WIDTH_ACTIVE_F);
+  s.width_supported = smp::u8(info, IB_PORT_LINK_WIDTH_SUPPORTED_F);
+  s.width_enabled = smp::u8(info, IB_PORT_LINK_WIDTH_ENABLED_F);
+  s.speed_active = smp::u8(info, IB_PORT_LINK_SPEED_ACTIVE_F);
+  s.speed_supported = smp::u8(info, IB_PORT_LINK_SPEED_SUPPORTED_F);
+  s.speed_enabled = smp::u8(info, IB_PORT_LINK_SPEED_ENABLED_F);
+  s.speed_ext_active = smp::u8(info, IB_PORT_LINK_SPEED_EXT_ACTIVE_F);
+  s.speed_ext_supported = smp::u8(info, IB_PORT_LINK_SPEED_EXT_SUPPORTED_F);
+  s.speed_ext_enabled = smp::u8(info, IB_PORT_LINK_SPEED_EXT_ENABLED_F);
+  s.mtu = smp::u8(info, IB_PORT_NEIGHBOR_MTU_F);
   return s;
 }
 

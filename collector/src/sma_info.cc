@@ -1,25 +1,14 @@
 #include "ibpulse/collector/sma_info.h"
 
-#include <infiniband/mad.h>
+#include "smp_fields.h"
 
 namespace ibpulse::collector {
-namespace {
 
-// libibmad's decoders take a non-const buffer but only read it.
-uint32_t field(const uint8_t* data, MAD_FIELDS f) {
-  return mad_get_field(const_cast<uint8_t*>(data), 0, f);
-}
-uint8_t u8(const uint8_t* data, MAD_FIELDS f) {
-  return static_cast<uint8_t>(field(data, f));
-}
-uint16_t u16(const uint8_t* data, MAD_FIELDS f) {
-  return static_cast<uint16_t>(field(data, f));
-}
-bool flag(const uint8_t* data, MAD_FIELDS f) {
-  return field(data, f) != 0;
-}
-
-}  // namespace
+using smp::field;
+using smp::field64;
+using smp::flag;
+using smp::u16;
+using smp::u8;
 
 SmaNodeInfo sma_node_info(const uint8_t* data) {
   SmaNodeInfo n;
@@ -29,7 +18,7 @@ SmaNodeInfo sma_node_info(const uint8_t* data) {
   n.device_id = u16(data, IB_NODE_DEVID_F);
   n.revision = field(data, IB_NODE_REVISION_F);
   n.vendor_id = field(data, IB_NODE_VENDORID_F);
-  n.port_guid = mad_get_field64(const_cast<uint8_t*>(data), 0, IB_NODE_PORT_GUID_F);
+  n.port_guid = field64(data, IB_NODE_PORT_GUID_F);
   n.local_port = u8(data, IB_NODE_LOCAL_PORT_F);
   return n;
 }
@@ -57,7 +46,7 @@ SmaSwitchInfo sma_switch_info(const uint8_t* data) {
 
 SmaPortInfo sma_port_info(const uint8_t* data) {
   SmaPortInfo p;
-  p.gid_prefix = mad_get_field64(const_cast<uint8_t*>(data), 0, IB_PORT_GID_PREFIX_F);
+  p.gid_prefix = field64(data, IB_PORT_GID_PREFIX_F);
   p.lid = u16(data, IB_PORT_LID_F);
   p.master_sm_lid = u16(data, IB_PORT_SMLID_F);
   p.capability_mask = field(data, IB_PORT_CAPMASK_F);

@@ -92,12 +92,8 @@ void ConvertLoop::update_partitions(std::vector<collector::PortPartitions> table
   pending_partitions_.push_back(std::move(tables));
 }
 
-void ConvertLoop::take_partitions() {
-  std::vector<std::vector<collector::PortPartitions>> batches;
-  {
-    std::lock_guard lock(mutex_);
-    batches.swap(pending_partitions_);
-  }
+void ConvertLoop::merge_partitions(
+    const std::vector<std::vector<collector::PortPartitions>>& batches) {
   if (batches.empty()) return;
   // Merged here, on the converter's thread: a copy of every table so far per batch, which
   // the poller's I/O thread that hands them over must not pay for.
@@ -110,13 +106,19 @@ void ConvertLoop::take_partitions() {
 }
 
 void ConvertLoop::take_topology() {
-  take_partitions();
+  std::vector<std::vector<collector::PortPartitions>> batches;
+  bool new_topology = false;
   {
-    std::lock_guard lock(mutex_);
-    if (!pending_) return;
-    topology_ = std::move(pending_);
-    pending_.reset();
+    std::lock_guard lock(mutex_);  // one lock a loop turn for both hand-overs
+    batches.swap(pending_partitions_);
+    if (pending_) {
+      topology_ = std::move(pending_);
+      pending_.reset();
+      new_topology = true;
+    }
   }
+  merge_partitions(batches);  // outside the lock, like what follows
+  if (!new_topology) return;
   // Outside the lock: loading a large file must not hold up the poller's hand-over.
   state_.load(*topology_, converter_);  // the first time only: before any sample is applied
   converter_.set_topology(topology_);

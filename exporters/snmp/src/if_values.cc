@@ -9,6 +9,7 @@
 #include "ibpulse/converters/if_mib.h"
 #include "ibpulse/converters/interface_status.h"
 #include "mib_objects.h"
+#include "octets.h"
 
 namespace ibpulse::exporters::snmp::mib {
 namespace {
@@ -130,10 +131,7 @@ bool if_value(const Reader& r, size_t row_number, uint32_t column, VarBind& out)
     case 6: {
       out.type = VarType::kOctetString;
       out.text.clear();
-      if (p.phys_lid != 0) {  // the base LID, two octets big-endian
-        out.text.push_back(static_cast<char>(p.phys_lid >> 8));
-        out.text.push_back(static_cast<char>(p.phys_lid & 0xFF));
-      }
+      if (p.phys_lid != 0) append_big_endian(out.text, p.phys_lid, 2);  // the base LID
       return true;
     }
     case 7: {  // ifAdminStatus: down only when the port was disabled

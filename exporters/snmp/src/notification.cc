@@ -7,6 +7,8 @@
 #include <iterator>
 #include <limits>
 
+#include "octets.h"
+
 namespace ibpulse::exporters::snmp::detail {
 namespace {
 
@@ -68,8 +70,7 @@ VarBind octets(Oid name, uint64_t value, unsigned bytes) {
   VarBind vb;
   vb.name = std::move(name);
   vb.type = VarType::kOctetString;
-  for (unsigned i = bytes; i-- > 0;)
-    vb.text.push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
+  append_big_endian(vb.text, value, bytes);
   return vb;
 }
 

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "mib_objects.h"
+#include "octets.h"
 
 namespace ibpulse::exporters::snmp::mib {
 namespace {
@@ -28,8 +29,7 @@ const Node* context_node(const Reader& r) {
 bool set_bytes(VarBind& out, uint64_t value, unsigned bytes) {
   out.type = VarType::kOctetString;
   out.text.clear();
-  for (unsigned i = bytes; i-- > 0;)
-    out.text.push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
+  append_big_endian(out.text, value, bytes);
   return true;
 }
 

@@ -55,7 +55,7 @@ class ConvertLoop {
  private:
   void report(const collector::RawSample& s, const ApplyEvents& events);
   void take_topology();
-  void take_partitions();
+  void merge_partitions(const std::vector<std::vector<collector::PortPartitions>>& batches);
   void trim_after_snapshots(Clock::time_point now);  // malloc_trim, now and then
   // Our own clears go to the pollers only once a save holds the readings that asked for them.
   void pass_on_clears();
