@@ -22,7 +22,12 @@ EnvVars opensm_env(const FabricState& s, size_t part) {
 }
 
 std::vector<std::string> opensm_args(const FabricState& s, size_t part) {
-  std::vector<std::string> args = {"--subnet_prefix", prefix_text(s.parts[part].subnet_prefix)};
+  // -d0: ignore other SMs. A client that takes the SM role at its node to be handed what ibsim
+  // forwards (a test responder, a daemon taking the SM's Reports) is sent no SMInfo queries,
+  // which umad2sim would hand to an agent it may not have (its receiver thread then crashes),
+  // and an `opensm -o` does not wait for it to answer them.
+  std::vector<std::string> args = {"-d0", "--subnet_prefix",
+                                   prefix_text(s.parts[part].subnet_prefix)};
   if (std::filesystem::exists(s.paths.partitions()))
     args.insert(args.end(), {"-P", s.paths.partitions().string()});
   return args;
