@@ -15,6 +15,7 @@ namespace ibpulse::collector {
 inline constexpr size_t kMadSize = 256;
 inline constexpr size_t kMadDataOffset = 64;
 inline constexpr int kQp1Qkey = static_cast<int>(0x80010000u);  // umad_set_addr takes an int
+inline constexpr uint8_t kResponseBit = 0x80;                   // of the method: a response
 
 void encode_request(void* buffer, const MadRequest& request, uint32_t tid);
 

@@ -272,6 +272,14 @@ class UmadEngine final : public MadEngine {
         continue;
       }
       const DecodedReply reply = decode_reply(mad);
+      // A request is never an answer, though it may carry our TID: a port holding the SM role
+      // (the simulator's SIM_SET_ISSM) is handed the PMA requests to its own node that ibsim
+      // does not answer, ours included. (A request of ours that comes back undelivered has a
+      // non-zero status.)
+      if (got.status == 0 && (reply.method & kResponseBit) == 0) {
+        ++stats_.malformed_replies;
+        continue;
+      }
       Flight* flight = find_flight(reply.tid);
       if (flight == nullptr) {
         ++stats_.stale_replies;

@@ -186,8 +186,9 @@ constexpr PipelineStat kStats[] = {
              "none): those nodes' ports use the default tick",
      .count = [](S s) { return s.poller.tick_asks_failed; }},
     {.metric = "ibpulse_mad_malformed_replies_total",
-     .help = "Replies dropped because they were shorter than a MAD or answered another "
-             "attribute under one of our transaction IDs (the read is retried)",
+     .help = "Replies dropped because they were shorter than a MAD, answered another "
+             "attribute under one of our transaction IDs, or were requests, not responses (the "
+             "read is retried)",
      .count = [](S s) { return s.poller.mad.malformed_replies; }},
     {.metric = "ibpulse_saturated_counters",
      .help = "Narrow counters latched at all ones right now",

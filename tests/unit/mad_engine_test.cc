@@ -254,6 +254,25 @@ TEST(MadEngine, AReplyUnderOurTidForAnotherAttributeIsNotTheAnswer) {
   EXPECT_EQ(rig.stats().malformed_replies, 1u);
 }
 
+// A port holding the SM role (the simulator's SIM_SET_ISSM) is handed the PMA requests to its
+// own node that ibsim does not answer: ours, TID and attribute included, but no answer.
+TEST(MadEngine, OurOwnRequestHandedBackIsNotItsAnswer) {
+  Rig rig;
+  rig.umad->on_send = [&](const SentMad& s) {
+    ScriptedReply& r = rig.umad->answer(s, milliseconds(1), 0,
+                                        tagged(s, static_cast<uint32_t>(rig.umad->sent().size())));
+    if (rig.umad->sent().size() == 1) r.mad[3] = s.method();  // the Get itself
+  };
+  rig.engine->submit(port_counters(3, 1, 0, 1));
+  rig.run();
+  ASSERT_EQ(rig.done.size(), 1u);
+  EXPECT_EQ(rig.done[0].failure, MadFailure::kNone);
+  EXPECT_EQ(rig.done[0].attempts, 2u);
+  EXPECT_EQ(tag_of(rig.done[0].data), 2u) << "the second attempt's answer";
+  EXPECT_EQ(rig.stats().malformed_replies, 1u);
+  EXPECT_EQ(rig.stats().answered, 1u);
+}
+
 TEST(MadEngine, AFailedSendFailsTheRequestWithoutRetrying) {
   Rig rig;
   rig.umad->fail_sends = true;

@@ -74,7 +74,8 @@ struct MadStats {
   uint64_t attempt_timeouts = 0;
   uint64_t attempt_unreachable = 0;
   uint64_t stale_replies = 0;  // answers to attempts already given up on
-  // Replies shorter than a MAD, or under one of our TIDs for another attribute: dropped.
+  // Replies shorter than a MAD, under one of our TIDs for another attribute, or requests
+  // rather than responses: dropped.
   uint64_t malformed_replies = 0;
   // MADs that failed after every retry, by reason (indexed by MadFailure; kNone stays 0).
   std::array<uint64_t, kMadFailureReasons.size() + 1> failed{};
