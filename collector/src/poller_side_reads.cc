@@ -87,7 +87,14 @@ void Poller::State::port_info_reply(const Context& ctx, const MadCompletion& c) 
   IBPULSE_CHECK(port.key == ctx.port, "a PortInfo reply for another port");
   const LinkState fresh = link_state_from_port_info(c.data.data());
   const LinkChange change = link_change(port.link, fresh);
-  if (!change.changed) return;
+  // IB-SMA-MIB's port objects follow the port between discoveries too.
+  const SmaPortInfo sma = sma_port_info(c.data.data());
+  const bool refreshed = sma != port.sma;
+  if (refreshed) port.sma = sma;
+  if (!change.changed) {
+    if (refreshed && events.port_refreshed) events.port_refreshed(port);
+    return;
+  }
   const LinkState before = port.link;
   port.link = fresh;
   ++local_port_changes;

@@ -100,6 +100,7 @@ collector::PollerEvents poller_events(converters::ConvertLoop& converter,
     converter.update_port(p);
     log_port_changed(p, before);
   };
+  events.port_refreshed = [&converter](const collector::Port& p) { converter.update_port(p); };
   events.partitions_read = [&converter](std::vector<collector::PortPartitions> tables) {
     spdlog::debug("event=partitions_read ports={}", tables.size());
     converter.update_partitions(std::move(tables));

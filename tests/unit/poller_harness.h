@@ -38,6 +38,10 @@ struct PollerHarness {
   std::function<void(unsigned discovery, Topology&)> on_discover;
   // The port changes the poller reported: the port as it is now, and its link before.
   std::vector<std::pair<Port, LinkState>> port_changes;
+  std::vector<Port> port_refreshes;  // PortInfo reads that changed Port::sma only
+  // Take the P_Key tables the poller reads (without a taker it reads none).
+  bool take_partitions = false;
+  std::vector<PortPartitions> partition_tables;
 
   PollerHarness() {
     fabric.add_switch(kSwitchGuid, 1, 4);
@@ -83,6 +87,12 @@ struct PollerHarness {
     events.port_changed = [&](const Port& p, const LinkState& before) {
       port_changes.emplace_back(p, before);
     };
+    events.port_refreshed = [&](const Port& p) { port_refreshes.push_back(p); };
+    if (take_partitions) {
+      events.partitions_read = [&](std::vector<PortPartitions> tables) {
+        partition_tables.insert(partition_tables.end(), tables.begin(), tables.end());
+      };
+    }
     // The ring is drained on the poller's thread: it is this test's only consumer.
     events.discovered = [&](const Topology&, const TopologyChanges&) { drain_ring(); };
     Poller poller(options, ring, events, clears, std::move(backend));

@@ -284,6 +284,46 @@ TEST(PollerFake, ALinkChangeSeenFirstByADiscoveryIsReported) {
   EXPECT_EQ(h.stats.port_changes, 1u);
 }
 
+// IB-SMA-MIB's port objects follow the PortInfo refreshes too: a capability mask that changed
+// without a link change reaches the converter (port_refreshed), once, and is no link change.
+TEST(PollerFake, APortInfoChangeWithoutALinkChangeIsAPortRefresh) {
+  PollerHarness h;
+  h.options.intervals.port_info = 1s;
+  h.fabric.smp_agent = true;  // the engine sends SMPs
+  h.on_sweep = [&](const SweepSummary& s) {
+    if (s.number == 3) h.fabric.node(kHca2.node_guid).port_info_capability_mask = 0xc04a;
+  };
+  ASSERT_TRUE(h.run(10).ok());
+  size_t changed = 0;
+  for (const Port& p : h.port_refreshes)
+    changed += p.key == kHca2 && p.sma.capability_mask == 0xc04a;
+  EXPECT_EQ(changed, 1u) << h.port_refreshes.size() << " refreshes";
+  EXPECT_TRUE(h.port_changes.empty());
+}
+
+// poll.partition-tables off: no PKeyTable SMP (attribute 0x16; its modifier's low byte is the
+// block, 0 here) is sent, though PortInfo refreshes go on; on, every node is asked.
+TEST(PollerFake, PartitionTablesOffSendNoPKeyTableSmp) {
+  for (const bool on : {true, false}) {
+    PollerHarness h;
+    h.fabric.smp_agent = true;
+    h.take_partitions = true;
+    h.on_discover = [](unsigned, Topology& t) {  // 32-entry tables (NodeInfo PartitionCap)
+      for (Node& n : t.nodes)
+        n.sma.partition_cap = 32;
+    };
+    h.options.intervals.port_info = 1s;
+    h.options.partition_tables = on;
+    ASSERT_TRUE(h.run(4).ok());
+    uint64_t asked = 0;
+    for (const uint64_t guid : {kSwitchGuid, kHca1.node_guid, kHca2.node_guid, kHca3.node_guid})
+      asked += h.fabric.smp_attempts({guid, 0}, 0x16);
+    EXPECT_EQ(asked > 0, on) << "partition tables " << on << ": " << asked << " PKeyTable SMPs";
+    EXPECT_EQ(h.stats.partition_reads + h.stats.partition_read_failures > 0, on);
+    EXPECT_GT(h.stats.port_info_reads, 0u);
+  }
+}
+
 // A start from a cached topology (discovery.cache-max-age) trusts it no longer than a discovery:
 // a cache 4 minutes old with a 5-minute discovery interval is rediscovered a minute in.
 TEST(PollerFake, ACachedStartIsRediscoveredWhenTheCacheIsAnIntervalOld) {

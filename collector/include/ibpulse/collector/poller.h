@@ -159,6 +159,9 @@ struct PollerEvents {
   std::function<void(PortKey, const SampleResult&, const SampleRequest&)> sampled;
   // A PortInfo read between discoveries found the port's link state, width or speed changed.
   std::function<void(const Port& now, const LinkState& before)> port_changed;
+  // A PortInfo read between discoveries found the rest of the port's PortInfo (Port::sma:
+  // thresholds, capability mask, SM LID, ...) changed while its link did not.
+  std::function<void(const Port& now)> port_refreshed;
   // P_Key tables read (partitions.h), sorted by port, in batches. Left empty: none are read.
   std::function<void(std::vector<PortPartitions>)> partitions_read;
 };
