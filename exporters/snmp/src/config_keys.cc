@@ -1,10 +1,8 @@
 #include "ibpulse/exporters/snmp/config_keys.h"
 
-#include <algorithm>
-#include <iterator>
 #include <set>
 
-#include "ibpulse/base/number.h"
+#include "ibpulse/collector/sm_notice.h"
 
 namespace ibpulse::exporters::snmp {
 namespace {
@@ -39,27 +37,9 @@ Status set_sma_notifications(EndpointOptions& o, const ConfigNode& v) {
   std::set<uint16_t> traps;
   for (const ConfigNode* item : v.as_list()) {
     if (!item->is_scalar()) return Err("a list of SMA trap numbers");
-    std::string_view rest = item->text();
-    while (!rest.empty()) {
-      const size_t comma = rest.find(',');
-      const std::string_view word = rest.substr(0, comma);
-      rest = comma == std::string_view::npos ? "" : rest.substr(comma + 1);
-      if (word == "all") {
-        traps.insert(std::begin(alerts::kSmaTraps), std::end(alerts::kSmaTraps));
-      } else if (word != "none") {
-        const auto n = parse_unsigned(word, 0, 65535);
-        const bool known =
-            n && std::find(std::begin(alerts::kSmaTraps), std::end(alerts::kSmaTraps), *n) !=
-                     std::end(alerts::kSmaTraps);
-        if (!known) {
-          return Err(
-              "'{}' is not an SMA trap IB-SMA-MIB translates (128, 129, 130, 131, 144, "
-              "145, 256, 257, 258, 259), all or none",
-              word);
-        }
-        traps.insert(static_cast<uint16_t>(*n));
-      }
-    }
+    auto some = collector::parse_sma_traps(item->text());
+    if (!some) return Error{some.error()};
+    traps.insert(some->begin(), some->end());
   }
   o.agent.sma_notifications.assign(traps.begin(), traps.end());
   return Ok{};

@@ -74,25 +74,91 @@ VarBind octets(Oid name, uint64_t value, unsigned bytes) {
   return vb;
 }
 
-// The trap's objects in its OBJECTS order (ibSmaNodeLid first), then IBPULSE-MIB's node GUID
-// and name: a LID alone does not name a node for long.
+VarBind bytes(Oid name, const collector::Gid& value) {
+  VarBind vb;
+  vb.name = std::move(name);
+  vb.type = VarType::kOctetString;
+  vb.text.assign(reinterpret_cast<const char*>(value.data()), value.size());
+  return vb;
+}
+
+// ibSmaNodeInfo's notification objects (its columns).
+enum SmaObject : uint32_t {
+  kSystemImageGuid = 6,
+  kLid = 14,
+  kPortNum = 15,
+  kMethod = 16,
+  kAttributeId = 17,
+  kAttributeModifier = 18,
+  kKey = 19,
+  kLid2 = 20,
+  kServiceLevel = 21,
+  kQueuePair1 = 22,
+  kQueuePair2 = 23,
+  kGid1 = 24,
+  kGid2 = 25,
+  kCapMask = 26,
+  kSwitchLid = 27,
+  kDataValid = 28,
+};
+
+VarBind unsigned32(SmaObject o, uint64_t value) {
+  return number(sma_object(o), VarType::kGauge32, value);
+}
+
+// 259's DataValid as the BITS it is: bit n of the Notice's field (lidaddr1(0) .. gidaddr2(7))
+// is bit n of the octet string, counted from the most significant bit of its first octet.
+VarBind data_valid(uint16_t field) {
+  uint8_t octet = 0;
+  for (unsigned bit = 0; bit < 8; ++bit)
+    if ((field >> bit) & 1) octet |= static_cast<uint8_t>(0x80 >> bit);
+  return octets(sma_object(kDataValid), octet, 1);
+}
+
+// 257-259: the key, then both ends of the offending packet and its SL (259 also the switch
+// and port that dropped it, and which fields hold).
+void key_violation(const AlertEvent& e, const collector::SmNotice& n, std::vector<VarBind>& out) {
+  out.push_back(octets(sma_object(kKey), n.key, 8));
+  out.push_back(unsigned32(kLid, n.lid));
+  out.push_back(bytes(sma_object(kGid1), n.gid1));
+  out.push_back(unsigned32(kQueuePair1, n.qp1));
+  out.push_back(unsigned32(kLid2, n.lid2));
+  out.push_back(bytes(sma_object(kGid2), n.gid2));
+  out.push_back(unsigned32(kQueuePair2, n.qp2));
+  out.push_back(unsigned32(kServiceLevel, n.sl));
+  if (e.sma_trap != 259) return;
+  out.push_back(unsigned32(kSwitchLid, n.switch_lid));
+  out.push_back(unsigned32(kPortNum, n.port));
+  out.push_back(data_valid(n.data_valid));
+}
+
+// The trap's objects in its OBJECTS order, then IBPULSE-MIB's node GUID and name: a LID alone
+// does not name a node for long.
 void sma_objects(const AlertEvent& e, std::vector<VarBind>& out) {
-  constexpr uint32_t kLid = 14;  // ibSmaNodeInfo columns
-  constexpr uint32_t kPortNum = 15;
-  constexpr uint32_t kCapMask = 26;
-  constexpr uint32_t kSystemImageGuid = 6;
-  out.push_back(number(sma_object(kLid), VarType::kGauge32, e.lid));  // Unsigned32
+  const bool key_trap = e.sma_trap == 257 || e.sma_trap == 258 || e.sma_trap == 259;
+  if (key_trap && e.notice) {
+    key_violation(e, *e.notice, out);
+  } else {
+    out.push_back(unsigned32(kLid, e.lid));
+  }
   switch (e.sma_trap) {
     case 129:
     case 130:
     case 131:
-      out.push_back(number(sma_object(kPortNum), VarType::kGauge32, e.port.port));
+      out.push_back(unsigned32(kPortNum, e.port.port));
       break;
     case 144:
       out.push_back(octets(sma_object(kCapMask), e.capability_mask, 4));
       break;
     case 145:
       out.push_back(octets(sma_object(kSystemImageGuid), e.system_image_guid, 8));
+      break;
+    case 256:
+      if (!e.notice) break;
+      out.push_back(octets(sma_object(kKey), e.notice->key, 8));
+      out.push_back(unsigned32(kMethod, e.notice->method));
+      out.push_back(unsigned32(kAttributeId, e.notice->attribute_id));
+      out.push_back(unsigned32(kAttributeModifier, e.notice->attribute_modifier));
       break;
     default:
       break;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "ibpulse/collector/sm_notice.h"
 #include "ibpulse/collector/topology.h"
 #include "ibpulse/exporters/alerts/severity.h"
 
@@ -63,10 +64,14 @@ struct AlertEvent {
   uint16_t lid = 0;
   uint32_t capability_mask = 0;
   uint64_t system_image_guid = 0;
+  // kSma from the subnet manager (a Notice it forwarded to ibpulse's subscription): every
+  // field of it, for the notifications whose objects only the Notice holds (256-259). Absent
+  // for what ibpulse saw itself.
+  std::optional<collector::SmNotice> notice;
 };
 
 // The SMA traps IB-SMA-MIB translates, in its notifications' order (ibSmaNotificationPrefix
 // 1..10).
-inline constexpr uint16_t kSmaTraps[] = {128, 129, 130, 131, 144, 145, 256, 257, 258, 259};
+inline constexpr const auto& kSmaTraps = collector::kSmaTrapNumbers;
 
 }  // namespace ibpulse::exporters::alerts
