@@ -1,5 +1,7 @@
 #include "ibpulse/collector/config_keys.h"
 
+#include <set>
+
 #include "ibpulse/collector/partitions.h"
 #include "ibpulse/collector/sampler.h"
 
@@ -224,6 +226,40 @@ Keys<PollerOptions> poller_keys() {
   config::nest(keys, ext_speeds_layout_keys(), IBPULSE_CONFIG_FIELD(ext_speeds_layout));
   append(keys, shard_keys());
   return keys;
+}
+
+Keys<SmSubscriptionOptions> sm_subscription_keys() {
+  return {
+      {{"sm.traps",
+        "InfiniBand traps to subscribe to at the subnet manager (InformInfo Sets to its SA): "
+        "it forwards each such trap it receives, and ibpulse sends its IB-SMA-MIB notification "
+        "(snmp.sma-notifications still chooses which go out); trap numbers (list; each item "
+        "may name several, comma-separated), all or none (no subscription)",
+        "all"},
+       [](SmSubscriptionOptions& o, const ConfigNode& v) -> Status {
+         std::set<uint16_t> traps;
+         for (const ConfigNode* item : v.as_list()) {
+           if (!item->is_scalar()) return Err("a list of SMA trap numbers");
+           auto some = parse_sma_traps(item->text());
+           if (!some) return Error{some.error()};
+           traps.insert(some->begin(), some->end());
+         }
+         o.traps.assign(traps.begin(), traps.end());
+         return Ok{};
+       }},
+      {{"sm.sa-key",
+        "SM_Key sent with the subscription: the subnet manager accepts subscriptions to the "
+        "security traps (256-259) only with its SA key (opensm's sa_key, 0x1 unless changed)",
+        "0x1"},
+       config::number(0, UINT64_MAX, IBPULSE_CONFIG_FIELD(sa_key))},
+      {{"sm.subscription-refresh",
+        "How often the subscription is sent again: a subnet manager that restarted, or took "
+        "over as master, holds none (an SM LID change renews it at once)",
+        "30s"},
+       config::duration(IBPULSE_CONFIG_FIELD(refresh), 1s)},
+      {{"sm.subscription-timeout", "How long an InformInfo Set waits for the SA's answer", "1s"},
+       config::duration(IBPULSE_CONFIG_FIELD(timeout), 10ms)},
+  };
 }
 
 }  // namespace ibpulse::collector

@@ -114,6 +114,12 @@ DaemonOptions daemon_options(const DaemonConfig& config, LocalSubnets subnets,
   o.snmp = config.snmp;
   o.snmp.state_dir = o.convert.state_dir;
   o.remote_write = config.remote_write;
+  // The SM is asked from the first local port (fabric.ports), else fabric.ca's.
+  o.sm_subscription = config.sm_subscription;
+  const bool listed = !o.subnets.empty() && !o.subnets.front().empty();
+  o.sm_subscription.ca = listed ? o.subnets.front().front().ca : config.poller.discovery.ca;
+  o.sm_subscription.ca_port =
+      listed ? o.subnets.front().front().port : config.poller.discovery.ca_port;
   return o;
 }
 

@@ -34,6 +34,7 @@ Status set_xmit_wait_tick(DaemonConfig& c, const ConfigNode& v) {
 Keys<DaemonConfig> collector_keys() {
   Keys<DaemonConfig> keys;
   config::nest(keys, collector::poller_keys(), IBPULSE_CONFIG_FIELD(poller));
+  config::nest(keys, collector::sm_subscription_keys(), IBPULSE_CONFIG_FIELD(sm_subscription));
   keys.push_back(
       {{"fabric.ports",
         "Local ports CA:PORT,... (or all: every active one): ports of one subnet share its "

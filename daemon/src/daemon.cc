@@ -35,6 +35,9 @@ struct Daemon::Parts {
   std::unique_ptr<exporters::snmp::SnmpAgent> snmp;
   std::atomic<bool> stop_alerts{false};
   std::thread alert_thread;
+  std::unique_ptr<collector::SmSubscription> sm;  // null: no subscription
+  std::atomic<bool> stop_sm{false};
+  std::thread sm_thread;
   std::atomic<bool> stop_poller{false};
   std::thread io_thread;
   Status poller_result = Ok{};
@@ -83,6 +86,7 @@ Result<std::unique_ptr<Daemon>> Daemon::start(DaemonOptions options) {
     return Error{started.error()};
   }
   p.alert_thread = std::thread([&p] { p.alerts->run(p.stop_alerts); });
+  d->start_sm_subscription();
   Daemon* self = d.get();
   p.io_thread = std::thread([self, &p] {
     p.poller_result = p.poller->run(p.stop_poller);
@@ -103,6 +107,25 @@ void Daemon::status_for_metrics(exporters::prometheus::DaemonStatus& status) con
     status.notifications_dropped = totals.dropped;
     status.sma_notifications = running->sma_notification_counts();
   }
+  if (p.sm) status.sm_subscription = p.sm->stats();
+}
+
+// Without it the daemon still runs: IB-SMA-MIB's notifications then come only from what the
+// pollers see.
+void Daemon::start_sm_subscription() {
+  Parts& p = *parts_;
+  const collector::SmSubscriptionOptions& o = options_.sm_subscription;
+  if (o.traps.empty() || options_.backend.open_engine) return;
+  auto sm = collector::SmSubscription::open(o);
+  if (!sm) {
+    spdlog::warn(
+        "event=sm_subscription_unavailable error=\"{}\" note=\"IB-SMA-MIB notifications come "
+        "only from what ibpulse reads itself\"",
+        log_text(sm.error()));
+    return;
+  }
+  p.sm = std::move(*sm);
+  p.sm_thread = std::thread([&p, events = sm_events(*p.alerts)] { p.sm->run(p.stop_sm, events); });
 }
 
 Status Daemon::start_endpoints() {
@@ -203,7 +226,9 @@ Status Daemon::stop() {
   // converter stopping, which the endpoint's callbacks read (alive until the joins below).
   std::thread web_stop([&p] { p.web.reset(); });
   p.stop_poller.store(true);
+  p.stop_sm.store(true);
   if (p.io_thread.joinable()) p.io_thread.join();
+  if (p.sm_thread.joinable()) p.sm_thread.join();
   p.stop_converter_thread();
   p.stop_alerts.store(true);
   if (p.alert_thread.joinable()) p.alert_thread.join();

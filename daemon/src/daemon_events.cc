@@ -4,6 +4,8 @@
 #include <spdlog/spdlog.h>
 
 #include <iterator>
+#include <memory>
+#include <set>
 #include <string>
 
 #include "ibpulse/base/log_text.h"
@@ -153,6 +155,31 @@ void log_stopped(const collector::PollerStats& st, const converters::ConverterSt
     }
   }
   spdlog::info("{}", line);
+}
+
+collector::SmSubscriptionEvents sm_events(exporters::alerts::AlertLoop& alerts) {
+  // Traps whose last Set failed (the subscription's thread only).
+  auto failing = std::make_shared<std::set<uint16_t>>();
+  collector::SmSubscriptionEvents e;
+  e.notice = [&alerts](collector::SmNotice n) { alerts.post(std::move(n)); };
+  e.round = [](uint16_t sm_lid, std::string_view why) {
+    spdlog::info("event=sm_subscription sm_lid={} reason={}", sm_lid, why);
+  };
+  e.subscribed = [failing](uint16_t trap) {
+    if (failing->erase(trap) != 0) spdlog::info("event=sm_subscribed trap={} note=recovered", trap);
+  };
+  e.failed = [failing](uint16_t trap, const std::string& why) {
+    const bool first = failing->insert(trap).second;
+    spdlog::log(first ? spdlog::level::warn : spdlog::level::debug,
+                "event=sm_subscribe_failed trap={} error=\"{}\" note=\"sent again at the next "
+                "sm.subscription-refresh\"",
+                trap, log_text(why));
+  };
+  e.untranslatable = [](uint16_t from_lid, const std::string& why) {
+    spdlog::info("event=sm_report_untranslatable from_lid={} reason=\"{}\"", from_lid,
+                 log_text(why));
+  };
+  return e;
 }
 
 }  // namespace ibpulse::daemon

@@ -7,7 +7,9 @@
 #include <functional>
 
 #include "ibpulse/collector/poller.h"
+#include "ibpulse/collector/sm_subscription.h"
 #include "ibpulse/converters/convert_loop.h"
+#include "ibpulse/exporters/alerts/alert_loop.h"
 #include "ibpulse/exporters/snmp/agent.h"
 
 namespace ibpulse::daemon {
@@ -19,6 +21,10 @@ collector::PollerEvents poller_events(converters::ConvertLoop& converter,
 
 // At trace level: each reading as it reaches the converter (ConvertLoop's sample logger).
 void log_sample(const collector::RawSample& s);
+
+// The subscription's events: Notices posted to the alerts, the rest logged (a trap that keeps
+// failing once, at warn, until it succeeds again).
+collector::SmSubscriptionEvents sm_events(exporters::alerts::AlertLoop& alerts);
 
 void log_snmp_agent(exporters::snmp::SnmpAgent& agent,
                     const exporters::snmp::AgentOptions& options);

@@ -21,12 +21,12 @@ std::atomic<int> g_logs{0};
 }  // namespace
 
 Daemon::Daemon(const SimFabric& fabric, const std::vector<std::string>& args,
-               const std::string& host) {
+               const std::string& host, const sim::EnvVars& env) {
   log_ = std::filesystem::temp_directory_path() /
          ("ibpulse-daemon-" + std::to_string(::getpid()) + "-" + std::to_string(g_logs++) + ".log");
   std::vector<std::string> command = {IBPULSE_BINARY_FOR_TESTS, "run"};
   command.insert(command.end(), args.begin(), args.end());
-  process_ = fabric.start_client(command, log_, {}, host);
+  process_ = fabric.start_client(command, log_, env, host);
 }
 
 Daemon::~Daemon() {

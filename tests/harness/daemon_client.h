@@ -20,9 +20,9 @@ class Daemon {
  public:
   // Runs `ibpulse run <args>` on `fabric`, attached at node `host` (`sim exec --host`; default:
   // the topology's first node), so it collects that node's subnet; stopped (SIGTERM) when
-  // destroyed.
+  // destroyed. `env`: more environment (SIM_SET_ISSM=1: ibsim hands it Reports).
   Daemon(const SimFabric& fabric, const std::vector<std::string>& args,
-         const std::string& host = "");
+         const std::string& host = "", const sim::EnvVars& env = {});
   ~Daemon();
   Daemon(const Daemon&) = delete;
   Daemon& operator=(const Daemon&) = delete;

@@ -1,7 +1,8 @@
 // The threshold engine's IB-SMA-MIB notifications (kSma events), on the hand-built fabric:
 // 128 for a switch port's link change, 129/130 once per window when a counter grows past the
 // port's PortInfo threshold, 144/145 when a discovery reads another capability mask or system
-// image GUID (never at first sight).
+// image GUID (never at first sight); and the Notices the subnet manager forwards, named by
+// the node of their LID.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -125,6 +126,53 @@ TEST(SmaTraps, CapabilityMaskAndSystemImageGuidChangesBetweenDiscoveries) {
   // The same topology again: nothing new.
   EXPECT_TRUE(sma_events(engine.evaluate(f.at(2), kWall)).empty());
   EXPECT_EQ(engine.stats().sma_events, 3u);
+}
+
+TEST(SmaTraps, NoticesFromTheSubnetManagerNameTheNodeOfTheirLid) {
+  FabricClock f;
+  for (uint8_t port = 1; port <= 4; ++port)
+    f.link(kSwitch, port).lid = 1;
+  f.link(kHca, 1).lid = 2;
+  EngineOptions o = options();
+  o.rate_limit = 3;
+  ThresholdEngine engine({}, o);
+  const FabricSnapshot first = f.at(0);
+  engine.evaluate(first, kWall);  // the topology notices are named from
+  collector::SmNotice bad_key;    // seen by the CA (the issuer), sent from LID 9
+  bad_key.trap = 257;
+  bad_key.issuer_lid = 2;
+  bad_key.lid = 9;
+  bad_key.key = 0x8001;
+  collector::SmNotice at_switch;  // dropped at the switch's port 3
+  at_switch.trap = 259;
+  at_switch.issuer_lid = 1;
+  at_switch.switch_lid = 1;
+  at_switch.port = 3;
+  at_switch.lid = 2;
+  collector::SmNotice unknown;  // a LID discovery did not see
+  unknown.trap = 128;
+  unknown.lid = 77;
+  const auto d = engine.forward({bad_key, at_switch, unknown, unknown}, first.published, kWall);
+  ASSERT_EQ(d.size(), 4u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(d[i].event.kind, EventKind::kSma) << i;
+    EXPECT_TRUE(d[i].notify) << i;
+    ASSERT_TRUE(d[i].event.notice) << i;
+  }
+  EXPECT_EQ(d[0].event.sma_trap, 257);
+  EXPECT_EQ(d[0].event.port, kHcaPort);
+  EXPECT_EQ(d[0].event.node_name, "node07");
+  EXPECT_EQ(d[0].event.lid, 9) << "the offender's LID, as ibSmaNodeLid";
+  EXPECT_EQ(d[0].event.notice->key, 0x8001u);
+  EXPECT_EQ(d[1].event.port, (collector::PortKey{kSwitch, 3}));
+  EXPECT_EQ(d[1].event.node_name, "leaf01");
+  EXPECT_EQ(d[2].event.sma_trap, 128);
+  EXPECT_EQ(d[2].event.port.node_guid, 0u);
+  EXPECT_EQ(d[2].event.node_name, "");
+  EXPECT_EQ(d[2].event.lid, 77);
+  EXPECT_FALSE(d[3].notify) << "storm control: the fourth within the interval";
+  EXPECT_EQ(engine.stats().sma_events, 4u);
+  EXPECT_EQ(engine.stats().notified, 3u);
 }
 
 }  // namespace

@@ -97,14 +97,18 @@ void AlertLoop::report(const Decision& d) {
     case EventKind::kLinkUp:  // the poller logs the state change itself
       spdlog::debug("event=notification kind={} {}{}", to_string(e.kind), where(e), withheld);
       break;
-    case EventKind::kSma:
-      spdlog::info("event=sma_trap trap={} {} lid={}{}{}", e.sma_trap, where(e), e.lid,
-                   e.sma_trap == 129 || e.sma_trap == 130
-                       ? fmt::format(" increase={:.0f} threshold={:.0f} window_seconds={}", e.value,
-                                     e.threshold, e.window_seconds)
-                       : "",
+    case EventKind::kSma: {
+      std::string detail;
+      if (e.notice) {  // forwarded by the subnet manager
+        detail = fmt::format(" source=sm issuer_lid={}", e.notice->issuer_lid);
+      } else if (e.sma_trap == 129 || e.sma_trap == 130) {
+        detail = fmt::format(" increase={:.0f} threshold={:.0f} window_seconds={}", e.value,
+                             e.threshold, e.window_seconds);
+      }
+      spdlog::info("event=sma_trap trap={} {} lid={}{}{}", e.sma_trap, where(e), e.lid, detail,
                    withheld);
       break;
+    }
     case EventKind::kRateLimited:
       spdlog::warn(
           "event=notifications_rate_limited suppressed={} interval_seconds={} note=\"storm "
@@ -124,8 +128,9 @@ void AlertLoop::run(const std::atomic<bool>& stop) {
       save_health();
       last_save = converters::Clock::now();
     }
-    // Woken by the publish; the timeout only bounds how late a stop is seen.
+    // Woken by the publish; the timeout bounds how late a stop or a posted Notice is seen.
     auto snapshot = snapshots_.wait_for_newer(last, 50ms);
+    if (last && last->topology) forward_notices();  // named from a topology: wait for one
     if (!snapshot) continue;
     last = snapshot;
     {
@@ -144,6 +149,36 @@ void AlertLoop::run(const std::atomic<bool>& stop) {
     status_.engine = engine_.stats();
   }
   save_health();
+}
+
+void AlertLoop::forward_notices() {
+  std::vector<collector::SmNotice> notices;
+  {
+    std::lock_guard lock(mutex_);
+    notices.swap(notices_);
+  }
+  if (notices.empty()) return;
+  for (auto& d : engine_.forward(std::move(notices), converters::Clock::now(),
+                                 std::chrono::system_clock::now())) {
+    report(d);
+    if (d.notify && notifier_) notifier_(std::move(d.event));
+  }
+  std::lock_guard lock(mutex_);
+  status_.engine = engine_.stats();
+}
+
+void AlertLoop::post(collector::SmNotice notice) {
+  std::lock_guard lock(mutex_);
+  if (notices_.size() >= kMaxWaitingNotices) {  // no topology yet, for long: the oldest go
+    if (notices_dropped_++ == 0) {
+      spdlog::warn(
+          "event=sm_notices_dropped note=\"no discovery yet: the subnet manager's oldest "
+          "Notices are dropped beyond {}\"",
+          kMaxWaitingNotices);
+    }
+    notices_.erase(notices_.begin());
+  }
+  notices_.push_back(std::move(notice));
 }
 
 void AlertLoop::reload(std::vector<Rule> rules) {

@@ -187,6 +187,20 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
                       "IB-SMA-MIB notifications handed to the SNMP agent for its sinks, by "
                       "InfiniBand trap number (not those snmp.sma-notifications turns off, nor "
                       "those storm control withheld)");
+  i.total("ibpulse_sm_subscriptions_total",
+          "InformInfo Sets the subnet manager acknowledged (one per trap of sm.traps, sent again "
+          "every sm.subscription-refresh)",
+          [](S s) { return s.sm_subscription.subscribed; });
+  i.total("ibpulse_sm_subscription_failures_total",
+          "InformInfo Sets the subnet manager refused or did not answer",
+          [](S s) { return s.sm_subscription.failures; });
+  i.total("ibpulse_sm_reports_total",
+          "Notices the subnet manager forwarded to the subscription (Reports, each answered)",
+          [](S s) { return s.sm_subscription.reports; });
+  i.total("ibpulse_sm_reports_untranslatable_total",
+          "Forwarded Notices IB-SMA-MIB has no notification for (vendor notices, other traps): "
+          "logged, not sent",
+          [](S s) { return s.sm_subscription.untranslatable; });
   i.rw_samples = &counter_family(i.registry, "ibpulse_remote_write_samples_total",
                                  "Remote-write samples by result: sent (acknowledged), failed "
                                  "(rejected with a 4xx, not retried), dropped (queue full)");

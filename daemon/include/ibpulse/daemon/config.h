@@ -14,6 +14,7 @@
 #include "ibpulse/base/config_keys.h"
 #include "ibpulse/collector/local_ports.h"
 #include "ibpulse/collector/poller.h"
+#include "ibpulse/collector/sm_subscription.h"
 #include "ibpulse/daemon/daemon.h"
 #include "ibpulse/exporters/alerts/config_keys.h"
 
@@ -35,6 +36,8 @@ struct DaemonConfig {
   // converter builds a 70,000-port snapshot in 15 ms. 65536 was 4% of the daemon at 70k ports.
   size_t ring_size = 32768;
   exporters::remote_write::WriterOptions remote_write;  // docs/remote-write.md; no URL: off
+  // The subnet manager's trap forwarding (sm.*); its HCA port is the first local port's.
+  collector::SmSubscriptionOptions sm_subscription;
 };
 
 // Every key `ibpulse run` takes, in the order --help lists them.

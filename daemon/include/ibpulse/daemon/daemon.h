@@ -19,6 +19,7 @@
 
 #include "ibpulse/base/result.h"
 #include "ibpulse/collector/poller.h"
+#include "ibpulse/collector/sm_subscription.h"
 #include "ibpulse/collector/subnets.h"
 #include "ibpulse/converters/convert_loop.h"
 #include "ibpulse/exporters/alerts/engine.h"
@@ -49,6 +50,8 @@ struct DaemonOptions {
   exporters::snmp::EndpointOptions snmp;  // agent.listen "off": no agent
   exporters::remote_write::WriterOptions remote_write;
   collector::PollerBackend backend;  // empty: the real fabric (tests: a fake one)
+  // The subscription to the subnet manager's traps (no traps, or a fake backend: none).
+  collector::SmSubscriptionOptions sm_subscription;
 };
 
 // What SIGHUP changes in a running daemon.
@@ -86,6 +89,7 @@ class Daemon {
 
  private:
   explicit Daemon(DaemonOptions options);
+  void start_sm_subscription();
   Status start_endpoints();
   void status_for_metrics(exporters::prometheus::DaemonStatus& status) const;
 

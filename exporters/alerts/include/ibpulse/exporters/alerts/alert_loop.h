@@ -39,6 +39,11 @@ class AlertLoop {
   // Where notifications go (set before run(); none: only the log and /metrics).
   void set_notifier(Notifier notifier) { notifier_ = std::move(notifier); }
   void run(const std::atomic<bool>& stop);
+  // A Notice the subnet manager forwarded (any thread): notified by run() within its next
+  // wait for a snapshot (50 ms), named from the last snapshot evaluated (those that come
+  // before a snapshot with a topology wait for one; beyond kMaxWaitingNotices, the oldest go).
+  static constexpr size_t kMaxWaitingNotices = 4096;
+  void post(collector::SmNotice notice);
   // A new rule set (SIGHUP), applied by run() before the next snapshot it evaluates.
   void reload(std::vector<Rule> rules);
   AlertStatus status() const;  // a copy of every active alert: for /metrics
@@ -48,6 +53,7 @@ class AlertLoop {
 
  private:
   static void report(const Decision& d);
+  void forward_notices();
   void load_health();
   void save_health();
 
@@ -58,9 +64,11 @@ class AlertLoop {
   std::filesystem::path health_file_;
   std::chrono::milliseconds save_interval_;
   Notifier notifier_;
-  mutable std::mutex mutex_;  // guards status_ and reloaded_
+  mutable std::mutex mutex_;  // guards status_, reloaded_ and notices_
   AlertStatus status_;
   std::optional<std::vector<Rule>> reloaded_;
+  std::vector<collector::SmNotice> notices_;  // posted, not yet forwarded
+  uint64_t notices_dropped_ = 0;
 };
 
 // Logs the rule set at start (one line per rule at debug, a summary at info).

@@ -57,6 +57,14 @@ class ThresholdEngine {
                                  std::chrono::system_clock::time_point wall,
                                  const HealthSnapshot* health = nullptr);
 
+  // Notices the subnet manager forwarded (collector/sm_subscription.h) as IB-SMA-MIB
+  // notifications (kSma, `notice` set), through storm control. Each names the node (and port)
+  // its LID has in the topology of the last snapshot evaluated; one whose LID is not there
+  // names no node (GUID 0). `now` is the converter's clock, as a snapshot's published time.
+  std::vector<Decision> forward(std::vector<collector::SmNotice> notices,
+                                converters::Clock::time_point now,
+                                std::chrono::system_clock::time_point wall);
+
   // A new rule set (SIGHUP), applied at the next evaluate(): instances of rules kept by name
   // stay raised and are judged by the new definition from then on, increases of the same
   // counter and window keep their history, and raised instances of rules that are gone clear

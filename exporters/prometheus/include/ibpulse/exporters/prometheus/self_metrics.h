@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "ibpulse/collector/sm_subscription.h"
 #include "ibpulse/converters/pipeline_stats.h"
 #include "ibpulse/exporters/alerts/engine.h"
 
@@ -38,7 +39,8 @@ struct DaemonStatus : converters::PipelineStatus {
   uint64_t notifications_sent = 0, notifications_dropped = 0;  // by the SNMP agent
   // IB-SMA-MIB notifications by InfiniBand trap number (SnmpAgent::sma_notification_counts).
   std::vector<std::pair<uint16_t, uint64_t>> sma_notifications;
-  std::vector<RemoteWriteStatus> remote_write;  // one per remote-write.url
+  std::vector<RemoteWriteStatus> remote_write;     // one per remote-write.url
+  collector::SmSubscriptionStats sm_subscription;  // the subnet manager's trap forwarding
 };
 
 class SelfMetrics {
