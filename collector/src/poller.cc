@@ -56,6 +56,8 @@ void Poller::State::publish() {
   stats.port_info_failures = local_port_info_failures;
   stats.port_changes = local_port_changes;
   stats.partition_reads = partition_reads.answers();
+  stats.sm_info_reads = local_sm_info_reads;
+  stats.sm_info_failures = local_sm_info_failures;
   stats.partition_read_failures = partition_reads.failures();
 }
 
@@ -118,6 +120,7 @@ void Poller::State::step() {
   issue_due(now);
   ask_ticks();
   read_partitions(now);
+  read_sm_info(now);
   auto wake = std::min(next_discovery, now + 100ms);
   if (auto due = scheduler.next_due()) wake = std::min(wake, *due);
   if (!sampling.empty()) wake = std::min(wake, drive_sampling(now));

@@ -194,6 +194,7 @@ void Poller::State::adopt(Clock::time_point now) {
   rebuild_plans();
   if (options.ask_xmit_wait_tick) ticks.plan(topology, now);
   if (reads_partition_tables()) partition_reads.plan(topology);
+  sm_next_round = now;  // a new topology: its subnet managers now
   scheduler.update(topology, now);
   std::lock_guard lock(mutex);
   stats.ports = topology.ports.size();

@@ -31,6 +31,8 @@ void add_poller_stats(PollerStats& a, const PollerStats& b) {
   a.port_changes += b.port_changes;
   a.partition_reads += b.partition_reads;
   a.partition_read_failures += b.partition_read_failures;
+  a.sm_info_reads += b.sm_info_reads;
+  a.sm_info_failures += b.sm_info_failures;
   a.clears_sent += b.clears_sent;
   a.tick_asks_answered += b.tick_asks_answered;
   a.tick_asks_failed += b.tick_asks_failed;

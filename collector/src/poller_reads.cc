@@ -148,6 +148,7 @@ void Poller::State::on_done(const MadCompletion& c) {
   if (ctx.item == kClearItem) return clear_reply(ctx, c);
   if (ctx.item == kTickItem) return tick_reply(ctx, c);
   if (ctx.item == kPartitionItem) return partition_reply(ctx, c);
+  if (ctx.item == kSmInfoItem) return sm_info_reply(ctx, c);
   if (--items[ctx.item].pending == 0) {
     items.free(ctx.item);
     item_done(items[ctx.item].item);

@@ -52,6 +52,9 @@ constexpr uint32_t kClearItem = UINT32_MAX - 1;  // a Set clearing counters the 
 constexpr uint32_t kTickItem = UINT32_MAX - 2;   // a node's PortSamplesControl (tick_asks.h)
 // A block of a P_Key table (partition_reads.h); the Context's index is the block.
 constexpr uint32_t kPartitionItem = UINT32_MAX - 3;
+// The SMInfo of a port that says IsSM (sm_info_reads.cc); the Context's index is its place
+// in the round's targets.
+constexpr uint32_t kSmInfoItem = UINT32_MAX - 4;
 // Finished P_Key tables go to the converter when none are left to read, or in batches of this
 // many (or a second's worth) while a large fabric's are read.
 constexpr size_t kPartitionBatch = 1024;
@@ -141,6 +144,12 @@ struct Poller::State {
   SweepAccounting sweeps;  // the counters sweep in progress
 
   PartitionReads partition_reads;
+  // The subnet managers' SMInfo (sm_info_reads.cc): the round in flight, and when the next is.
+  std::vector<SubnetManagerInfo> sm_round;  // the targets; info filled as they answer
+  std::vector<char> sm_answered;
+  size_t sm_pending = 0;
+  Clock::time_point sm_next_round{};
+  uint64_t local_sm_info_reads = 0, local_sm_info_failures = 0;
   std::vector<PortPartitions> partition_batch;  // finished, not yet handed over
   Clock::time_point partitions_handed{};
 
@@ -230,6 +239,10 @@ struct Poller::State {
   // Sends the P_Key table reads partition_reads has room for, and hands finished tables on.
   void read_partitions(Clock::time_point now);
   void partition_reply(const Context& ctx, const MadCompletion& c);
+  // A round of SMInfo reads when one is due (after a discovery, then every
+  // poll.port-info-interval) and none is in flight; hands the answers on when it ends.
+  void read_sm_info(Clock::time_point now);
+  void sm_info_reply(const Context& ctx, const MadCompletion& c);
   void send_sample_mad(uint32_t index, PortKey port, MadRequest& request);
   void sample_reply(const Context& ctx, const MadCompletion& c);
   void sample_ended(PortKey port, const SampleResult& result, const SampleRequest& request,

@@ -23,6 +23,15 @@ SmaNodeInfo sma_node_info(const uint8_t* data) {
   return n;
 }
 
+SmaSmInfo sma_sm_info(const uint8_t* data) {
+  SmaSmInfo i;
+  i.guid = field64(data, IB_SMINFO_GUID_F);
+  i.act_count = field(data, IB_SMINFO_ACT_F);
+  i.priority = u8(data, IB_SMINFO_PRIO_F);
+  i.state = u8(data, IB_SMINFO_STATE_F);
+  return i;
+}
+
 SmaSwitchInfo sma_switch_info(const uint8_t* data) {
   SmaSwitchInfo s;
   s.linear_fdb_cap = u16(data, IB_SW_LINEAR_FDB_CAP_F);

@@ -92,6 +92,13 @@ void ConvertLoop::update_partitions(std::vector<collector::PortPartitions> table
   pending_partitions_.push_back(std::move(tables));
 }
 
+void ConvertLoop::update_subnet_managers(std::vector<collector::SubnetManagerInfo> managers) {
+  auto shared =
+      std::make_shared<const std::vector<collector::SubnetManagerInfo>>(std::move(managers));
+  std::lock_guard lock(mutex_);
+  pending_managers_ = std::move(shared);
+}
+
 void ConvertLoop::merge_partitions(
     const std::vector<std::vector<collector::PortPartitions>>& batches) {
   if (batches.empty()) return;
@@ -107,10 +114,12 @@ void ConvertLoop::merge_partitions(
 
 void ConvertLoop::take_topology() {
   std::vector<std::vector<collector::PortPartitions>> batches;
+  std::shared_ptr<const std::vector<collector::SubnetManagerInfo>> managers;
   bool new_topology = false;
   {
-    std::lock_guard lock(mutex_);  // one lock a loop turn for both hand-overs
+    std::lock_guard lock(mutex_);  // one lock a loop turn for every hand-over
     batches.swap(pending_partitions_);
+    managers.swap(pending_managers_);
     if (pending_) {
       topology_ = std::move(pending_);
       pending_.reset();
@@ -118,6 +127,7 @@ void ConvertLoop::take_topology() {
     }
   }
   merge_partitions(batches);  // outside the lock, like what follows
+  if (managers) converter_.set_subnet_managers(std::move(managers));
   if (!new_topology) return;
   // Outside the lock: loading a large file must not hold up the poller's hand-over.
   state_.load(*topology_, converter_);  // the first time only: before any sample is applied

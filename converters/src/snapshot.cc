@@ -99,6 +99,7 @@ std::shared_ptr<const FabricSnapshot> Converter::snapshot(Clock::time_point now,
   snap->sequence = sequence;
   snap->topology = topology_;
   snap->partitions = partitions_;
+  snap->subnet_managers = subnet_managers_;
   snap->stats = stats_;
   snap->published = now;
   const size_t known = topology_ ? topology_->ports.size() : 0;

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -140,6 +141,136 @@ TEST_F(Sma, NodeAndSwitchGroupsEqualSmpquery) {
     for (const auto& [column, field] : flags)
       EXPECT_EQ(mib.at(fmt::format("2.{}.0", column)), truth(num(si, field))) << field;
   }
+}
+
+// IBPULSE-MIB's ibpulseSm in the default context: "table.column.<prefix>.<guid>" -> value, the
+// index as dotted octets.
+std::map<std::string, std::string> sm_mib_walk(uint16_t port) {
+  const std::string prefix = ".1.3.6.1.4.1.8072.9999.9999.1.5.";
+  const auto run =
+      snmp_tool(fmt::format("snmpbulkwalk -v2c -c public -On -Oq -Ox -t 2 -r 1 127.0.0.1:{} {}",
+                            port, prefix.substr(0, prefix.size() - 1)));
+  std::map<std::string, std::string> out;
+  for (auto [oid, value] : parse_varbinds(unwrap_lines(run.out))) {
+    while (!value.empty() && value.back() == ' ')
+      value.pop_back();
+    if (oid.starts_with(prefix)) out[oid.substr(prefix.size())] = value;
+  }
+  return out;
+}
+
+std::string dotted(uint64_t v) {
+  std::string out;
+  for (int i = 7; i >= 0; --i)
+    out += fmt::format("{}{}", out.empty() ? "" : ".", (v >> (8 * i)) & 0xFF);
+  return out;
+}
+
+// The subnet manager MIB draft's node and switch tables, rehomed at ibpulseObjects 5 and served
+// in the default context: a row per node (per switch), indexed by subnet prefix and GUID, with
+// what smpquery nodeinfo/switchinfo read.
+TEST_F(Sma, SubnetManagerMibNodeAndSwitchTablesEqualSmpquery) {
+  const auto mib = sm_mib_walk(daemon_->snmp_port());
+  const std::string subnet = dotted(0xfe80000000000000);  // the fabric's default prefix
+  size_t node_rows = 0;
+  size_t switch_rows = 0;
+  for (const auto& [oid, value] : mib) {
+    node_rows += oid.starts_with("1.1.4.");  // ibpulseSmNodeType: one per row
+    switch_rows += oid.starts_with("2.1.2.");
+  }
+  EXPECT_EQ(node_rows, 6u);
+  EXPECT_EQ(switch_rows, 2u);
+  for (const std::string node : {"Switch1", "Switch2", "Hca1", "Hca2", "Hca3", "Hca4"}) {
+    SCOPED_TRACE(node);
+    const unsigned lid = fabric().lid(node, 1);
+    const std::string info = smp("nodeinfo", lid);
+    const std::string index = subnet + "." + dotted(num(info, "Guid"));
+    const auto at = [&](int table, int column) {
+      const auto it = mib.find(fmt::format("{}.1.{}.{}", table, column, index));
+      return it == mib.end() ? std::string("absent") : it->second;
+    };
+    const bool sw = node.starts_with("Switch");
+    EXPECT_EQ(at(1, 2), std::to_string(num(info, "BaseVers")));
+    EXPECT_EQ(at(1, 3), std::to_string(num(info, "ClassVers")));
+    EXPECT_EQ(at(1, 4), sw ? "2" : "1");
+    EXPECT_EQ(at(1, 5), std::to_string(num(info, "NumPorts")));
+    EXPECT_EQ(at(1, 7), std::to_string(num(info, "PartCap")));
+    EXPECT_EQ(at(1, 8), hex(num(info, "DevId"), 2));
+    EXPECT_EQ(at(1, 9), hex(num(info, "Revision"), 4));
+    EXPECT_EQ(at(1, 11), hex(num(info, "VendorId"), 3));
+    // The port discovery read the NodeInfo through: a switch's is the node; a CA's its port.
+    EXPECT_EQ(at(1, 6), sw ? hex(num(info, "Guid"), 8) : hex(num(info, "PortGuid"), 8));
+    EXPECT_NE(at(1, 10), "absent");
+    std::string description;
+    for (const char c : node)
+      description += fmt::format("{}{:02X}", description.empty() ? "" : " ", c);
+    EXPECT_EQ(at(1, 13), description);
+    EXPECT_EQ(at(1, 1), "absent") << "the index columns are not accessible";
+    if (!sw) {
+      EXPECT_EQ(at(2, 2), "absent") << "a CA has no switch row";
+      continue;
+    }
+    const std::string si = smp("switchinfo", lid);
+    const std::vector<std::pair<int, std::string>> numbers = {
+        {2, "LinearFdbCap"},        {3, "RandomFdbCap"},   {4, "McastFdbCap"},
+        {5, "LinearFdbTop"},        {6, "DefPort"},        {7, "DefMcastPrimPort"},
+        {8, "DefMcastNotPrimPort"}, {9, "LifeTime"},       {10, "StateChange"},
+        {11, "LidsPerPort"},        {12, "PartEnforceCap"}};
+    for (const auto& [column, field] : numbers)
+      EXPECT_EQ(at(2, column), std::to_string(num(si, field))) << field;
+    const std::vector<std::pair<int, std::string>> flags = {{13, "InboundPartEnf"},
+                                                            {14, "OutboundPartEnf"},
+                                                            {15, "FilterRawInbound"},
+                                                            {16, "FilterRawOutbound"}};
+    for (const auto& [column, field] : flags)
+      EXPECT_EQ(at(2, column), truth(num(si, field))) << field;
+  }
+}
+
+// ibpulseSmInfoTable: the fabric's subnet manager (opensm, at Switch1's port 0) as `sminfo`
+// reads it: one row, by subnet prefix and the SM's GUID, with its state, priority, LID and an
+// activity count no greater than the one sminfo reads afterwards (each SMInfo read adds to it).
+TEST_F(Sma, SubnetManagerInfoTableEqualsSminfo) {
+  ASSERT_TRUE(eventually(
+      [&] {
+        return metric_value(http_get(daemon_->web_port(), "/metrics"),
+                            "ibpulse_sm_info_reads_total", "") >= 1;
+      },
+      15s));
+  const auto mib = sm_mib_walk(daemon_->snmp_port());
+  const unsigned lid = fabric().lid("Switch1", 1);
+  const auto run = fabric().exec({"sminfo", std::to_string(lid)}, "Hca1");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // "sminfo: sm lid 1 sm guid 0x200000, activity count 88 priority 0 state 3 SMINFO_MASTER"
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      run.out, m,
+      std::regex(R"(sm guid (0x[0-9a-f]+), activity count (\d+) priority (\d+) state (\d+))")))
+      << run.out;
+  const std::string guid = m[1];
+  const std::string count = m[2];
+  const std::string priority = m[3];
+  const std::string state = m[4];
+  const std::string index =
+      dotted(0xfe80000000000000) + "." + dotted(std::stoull(guid, nullptr, 0));
+  size_t rows = 0;
+  for (const auto& [oid, value] : mib)
+    rows += oid.starts_with("3.1.5.");
+  EXPECT_EQ(rows, 1u) << run.out;
+  EXPECT_EQ(mib.count("3.1.5." + index), 1u) << run.out;
+  const auto at = [&](const std::string& column) {
+    const auto it = mib.find(column + "." + index);
+    return it == mib.end() ? std::string("absent") : it->second;
+  };
+  EXPECT_EQ(at("3.1.5"), state);
+  EXPECT_EQ(state, "3") << "opensm is the master";
+  EXPECT_EQ(at("3.1.4"), priority);
+  EXPECT_EQ(at("3.1.7"), std::to_string(lid));
+  const auto act = mib.find("3.1.3." + index);
+  ASSERT_NE(act, mib.end());
+  EXPECT_GT(std::stoull(act->second), 0u);
+  EXPECT_LE(std::stoull(act->second), std::stoull(count));
+  EXPECT_EQ(at("3.1.2"), "absent") << "the SM_Key is never served";
 }
 
 // smpquery's text of the PortInfo encodings the port info table maps.

@@ -235,12 +235,15 @@ TEST(MibViewPorts, EveryInterfaceHasItsSubnet) {
   ASSERT_TRUE(view.get(kSwitchContext, column(2, 7), t0, vb));  // ifIndex = port number there
   EXPECT_EQ(vb.text, "mlx5_1:1");
   EXPECT_FALSE(view.get("", column(2, 4), t0, vb));  // no such interface
-  // A walk goes column by column over every interface, then ends.
+  // A walk goes column by column over every interface, then on to the fabric's nodes.
   ASSERT_TRUE(view.next("", kIbpulsePorts, false, t0, vb));
   EXPECT_EQ(vb.name, column(1, 1));
   ASSERT_TRUE(view.next("", column(1, 3), false, t0, vb));
   EXPECT_EQ(vb.name, column(2, 1));
-  EXPECT_FALSE(view.next("", column(2, 3), false, t0, vb));
+  ASSERT_TRUE(view.next("", column(2, 3), false, t0, vb));
+  EXPECT_TRUE(std::equal(kIbpulseSm.begin(), kIbpulseSm.end(), vb.name.begin()));
+  // ibpulseSm is the fabric's: a node's context has nothing there.
+  EXPECT_FALSE(view.next(kSwitchContext, kIbpulseSm, false, t0, vb));
 }
 
 // The RS-FEC counters (PortExtendedSpeedsCounters' RS-FEC layout) have no IF-MIB or IB-IF-MIB

@@ -42,6 +42,9 @@ struct PollerHarness {
   // Take the P_Key tables the poller reads (without a taker it reads none).
   bool take_partitions = false;
   std::vector<PortPartitions> partition_tables;
+  // Take the subnet managers' SMInfo rounds (without a taker none is read).
+  bool take_subnet_managers = false;
+  std::vector<std::vector<SubnetManagerInfo>> sm_rounds;
 
   PollerHarness() {
     fabric.add_switch(kSwitchGuid, 1, 4);
@@ -88,6 +91,11 @@ struct PollerHarness {
       port_changes.emplace_back(p, before);
     };
     events.port_refreshed = [&](const Port& p) { port_refreshes.push_back(p); };
+    if (take_subnet_managers) {
+      events.subnet_managers_read = [&](std::vector<SubnetManagerInfo> sms) {
+        sm_rounds.push_back(std::move(sms));
+      };
+    }
     if (take_partitions) {
       events.partitions_read = [&](std::vector<PortPartitions> tables) {
         partition_tables.insert(partition_tables.end(), tables.begin(), tables.end());

@@ -324,6 +324,24 @@ TEST(PollerFake, PartitionTablesOffSendNoPKeyTableSmp) {
   }
 }
 
+// The subnet managers' SMInfo (attribute 0x20) is asked of the ports whose PortInfo says IsSM
+// (CapabilityMask bit 1) only, in rounds every poll.port-info-interval, each handed on when it
+// ends.
+TEST(PollerFake, SmInfoIsAskedOfThePortsThatSayIsSmInRounds) {
+  PollerHarness h;
+  h.fabric.smp_agent = true;
+  h.options.intervals.port_info = 1s;
+  h.take_subnet_managers = true;
+  h.fabric.node(kHca2.node_guid).port_info_capability_mask = 0xc04a;  // IsSM
+  ASSERT_TRUE(h.run(8).ok());
+  EXPECT_GT(h.fabric.smp_attempts({kHca2.node_guid, 0}, 0x20), 0u);
+  EXPECT_EQ(h.fabric.smp_attempts({kHca1.node_guid, 0}, 0x20), 0u);
+  EXPECT_EQ(h.fabric.smp_attempts({kHca3.node_guid, 0}, 0x20), 0u);
+  EXPECT_EQ(h.fabric.smp_attempts({kSwitchGuid, 0}, 0x20), 0u);
+  EXPECT_GE(h.sm_rounds.size(), 3u) << "a round per second, after the first refresh";
+  EXPECT_GT(h.stats.sm_info_reads + h.stats.sm_info_failures, 0u);
+}
+
 // A start from a cached topology (discovery.cache-max-age) trusts it no longer than a discovery:
 // a cache 4 minutes old with a 5-minute discovery interval is rediscovered a minute in.
 TEST(PollerFake, ACachedStartIsRediscoveredWhenTheCacheIsAnIntervalOld) {

@@ -14,8 +14,14 @@ std::vector<Oid> served_subtrees() {
   ib_objects.push_back(1);
   Oid sma_objects = kIbSmaMib;  // served in node contexts only; empty in the fabric's
   sma_objects.push_back(1);
-  return {{1, 3, 6, 1, 2, 1, 1}, {1, 3, 6, 1, 2, 1, 2}, {1, 3, 6, 1, 2, 1, 31, 1, 1}, ib_objects,
-          sma_objects,           kIbpulsePorts};
+  // ibpulseSm: the fabric's nodes, in its context only; empty in the nodes'.
+  return {{1, 3, 6, 1, 2, 1, 1},
+          {1, 3, 6, 1, 2, 1, 2},
+          {1, 3, 6, 1, 2, 1, 31, 1, 1},
+          ib_objects,
+          sma_objects,
+          kIbpulsePorts,
+          kIbpulseSm};
 }
 
 }  // namespace detail

@@ -43,6 +43,14 @@ std::vector<Object> build() {
       {below(kIbSmaMib, {1, 6, 1, 1}), range(3, 4), Rows::kPKeys, &sma_pkey_value},
       {kIbpulsePortEntry, range(1, 5), Rows::kInterfaces, &ibpulse_port_value},
       {kIbpulseLinkHealthEntry, range(1, 9), Rows::kInterfaces, &link_health_value},
+      // The subnet manager MIB draft's tables: their index columns are not accessible.
+      {kIbpulseSmNodeEntry,
+       {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13},
+       Rows::kSmNodes,
+       &sm_node_table_value},
+      {kIbpulseSmSwitchEntry, range(2, 16), Rows::kSmSwitches, &sm_switch_table_value},
+      // Not the draft's smInfoSMKey (2): a secret.
+      {kIbpulseSmInfoEntry, {3, 4, 5, 7}, Rows::kSmInfos, &sm_info_table_value},
   };
   IBPULSE_CHECK(std::is_sorted(v.begin(), v.end(),
                                [](const Object& a, const Object& b) { return a.entry < b.entry; }));

@@ -42,7 +42,28 @@ struct PKeyRow {
   uint16_t pkey = 0;
 };
 
-enum class Rows : uint8_t { kScalar, kInterfaces, kVirtualLanes, kPKeys };
+// One row of the subnet manager MIB draft's node and switch tables (IBPULSE-MIB ibpulseSm):
+// a node, by the subnet prefix of the subnet it was discovered in and its GUID.
+struct SmNodeRow {
+  uint64_t subnet_prefix = 0;
+  const collector::Node* node = nullptr;
+};
+
+// One row of ibpulseSmInfoTable: a subnet manager, by its port's subnet prefix and its GUID.
+struct SmInfoRow {
+  uint64_t subnet_prefix = 0;
+  const collector::SubnetManagerInfo* sm = nullptr;
+};
+
+enum class Rows : uint8_t {
+  kScalar,
+  kInterfaces,
+  kVirtualLanes,
+  kPKeys,
+  kSmNodes,
+  kSmSwitches,
+  kSmInfos
+};
 
 }  // namespace ibpulse::exporters::snmp::mib
 
@@ -54,6 +75,9 @@ struct MibView::Context {
   std::vector<mib::Row> rows;           // sorted by index
   std::vector<mib::VlRow> vl_rows;      // sorted by (index, vl)
   std::vector<mib::PKeyRow> pkey_rows;  // node contexts: sorted by (port_index, entry)
+  // The fabric's context: every node, and the switches with a SwitchInfo, sorted by index.
+  std::vector<mib::SmNodeRow> sm_nodes, sm_switches;
+  std::vector<mib::SmInfoRow> sm_infos;  // the fabric's context: its SMs, sorted by index
 };
 
 }  // namespace ibpulse::exporters::snmp
@@ -83,9 +107,10 @@ struct Object {
 // In OID order.
 const std::vector<Object>& objects();
 
-// Index subidentifiers of a row: up to two (ifIndex, VL).
+// Index subidentifiers of a row: up to sixteen (ifIndex; ifIndex and VL; a subnet prefix and a
+// GUID, eight octets each).
 struct Index {
-  std::array<uint32_t, 2> subids{};
+  std::array<uint32_t, 16> subids{};
   uint8_t size = 0;
   std::span<const uint32_t> span() const { return {subids.data(), size}; }
 };
@@ -105,6 +130,20 @@ inline bool set_text(VarBind& out, std::string_view text) {
 inline bool set_truth(VarBind& out, bool value) {
   return set(out, VarType::kInteger, value ? kTrue : kFalse);
 }
+// The `bytes` low-order octets of `value`, most significant first (IbGuid, device and vendor
+// IDs, a revision).
+inline bool set_octets(VarBind& out, uint64_t value, unsigned bytes) {
+  out.type = VarType::kOctetString;
+  out.text.clear();
+  for (unsigned i = bytes; i-- > 0;)
+    out.text.push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
+  return true;
+}
+
+// ibpulseSm's rows (sm_mib_values.cc): every node of the snapshot's topology, or its switches
+// whose SwitchInfo discovery read; sorted by index.
+std::vector<SmNodeRow> sm_node_rows(const converters::FabricSnapshot& s, bool switches);
+std::vector<SmInfoRow> sm_info_rows(const converters::FabricSnapshot& s);
 
 // Values of the system group, ifNumber, ifTable / ifXTable, the IB-IF-MIB tables and
 // IBPULSE-MIB's port and link health tables.
@@ -116,6 +155,10 @@ bool port_stat_value(const Reader& r, size_t row, uint32_t column, VarBind& out)
 bool vl_traffic_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
 bool ibpulse_port_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
 bool link_health_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
+// IBPULSE-MIB's ibpulseSmNodeTable and ibpulseSmSwitchTable (sm_mib_values.cc).
+bool sm_node_table_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
+bool sm_switch_table_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
+bool sm_info_table_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
 // IB-SMA-MIB (sma_values.cc): values in node contexts only.
 bool sma_node_value(const Reader& r, size_t row, uint32_t column, VarBind& out);
 bool sma_switch_value(const Reader& r, size_t row, uint32_t column, VarBind& out);

@@ -62,6 +62,9 @@ std::unique_ptr<MibView::Context> fabric_context(const converters::FabricSnapsho
   std::sort(c->rows.begin(), c->rows.end(),
             [](const Row& a, const Row& b) { return a.index < b.index; });
   c->vl_rows = vl_rows_of(s, c->rows);
+  c->sm_nodes = mib::sm_node_rows(s, false);
+  c->sm_switches = mib::sm_node_rows(s, true);
+  c->sm_infos = mib::sm_info_rows(s);
   return c;
 }
 
@@ -104,6 +107,18 @@ std::vector<Row> all_rows(const converters::FabricSnapshot& s) {
   return rows;
 }
 
+// ibpulseSm's index: a subnet prefix and a GUID, two fixed-size OCTET STRINGs (no length
+// subidentifier), an octet each.
+mib::Index prefix_and_guid(uint64_t prefix, uint64_t guid) {
+  mib::Index index;
+  for (unsigned b = 0; b < 8; ++b) {
+    index.subids[b] = static_cast<uint32_t>((prefix >> (56 - 8 * b)) & 0xFF);
+    index.subids[8 + b] = static_cast<uint32_t>((guid >> (56 - 8 * b)) & 0xFF);
+  }
+  index.size = 16;
+  return index;
+}
+
 mib::Index row_index(Rows kind, const MibView::Context& c, size_t i) {
   mib::Index index;
   switch (kind) {
@@ -115,13 +130,21 @@ mib::Index row_index(Rows kind, const MibView::Context& c, size_t i) {
       index.size = 1;
       break;
     case Rows::kVirtualLanes:
-      index.subids = {c.vl_rows[i].index, c.vl_rows[i].vl};
+      index.subids[0] = c.vl_rows[i].index;
+      index.subids[1] = c.vl_rows[i].vl;
       index.size = 2;
       break;
     case Rows::kPKeys:
-      index.subids = {c.pkey_rows[i].port_index, c.pkey_rows[i].entry};
+      index.subids[0] = c.pkey_rows[i].port_index;
+      index.subids[1] = c.pkey_rows[i].entry;
       index.size = 2;
       break;
+    case Rows::kSmNodes:
+      return prefix_and_guid(c.sm_nodes[i].subnet_prefix, c.sm_nodes[i].node->guid);
+    case Rows::kSmSwitches:
+      return prefix_and_guid(c.sm_switches[i].subnet_prefix, c.sm_switches[i].node->guid);
+    case Rows::kSmInfos:
+      return prefix_and_guid(c.sm_infos[i].subnet_prefix, c.sm_infos[i].sm->info.guid);
   }
   return index;
 }
@@ -136,6 +159,12 @@ size_t row_count(Rows kind, const MibView::Context& c) {
       return c.vl_rows.size();
     case Rows::kPKeys:
       return c.pkey_rows.size();
+    case Rows::kSmNodes:
+      return c.sm_nodes.size();
+    case Rows::kSmSwitches:
+      return c.sm_switches.size();
+    case Rows::kSmInfos:
+      return c.sm_infos.size();
   }
   return 0;
 }

@@ -9,7 +9,6 @@
 #include <utility>
 
 #include "mib_objects.h"
-#include "octets.h"
 
 namespace ibpulse::exporters::snmp::mib {
 namespace {
@@ -22,15 +21,6 @@ const Node* context_node(const Reader& r) {
   if (r.context.node_guid == 0) return nullptr;
   const collector::Topology* t = r.view.snapshot().topology.get();
   return t != nullptr ? t->find_node(r.context.node_guid) : nullptr;
-}
-
-// `bytes` low-order bytes of `value`, most significant first (IbGuid, the device and vendor
-// IDs, the revision).
-bool set_bytes(VarBind& out, uint64_t value, unsigned bytes) {
-  out.type = VarType::kOctetString;
-  out.text.clear();
-  append_big_endian(out.text, value, bytes);
-  return true;
 }
 
 bool set_unsigned(VarBind& out, uint64_t value) {
@@ -105,21 +95,21 @@ bool sma_node_value(const Reader& r, size_t /*row*/, uint32_t column, VarBind& o
     case 5:
       return set_unsigned(out, node->num_ports);
     case 6:
-      return set_bytes(out, node->system_image_guid, 8);
+      return set_octets(out, node->system_image_guid, 8);
     case 7:
-      return set_bytes(out, node->guid, 8);
+      return set_octets(out, node->guid, 8);
     case 8:
-      return set_bytes(out, node->sma.port_guid, 8);
+      return set_octets(out, node->sma.port_guid, 8);
     case 9:
       return set_unsigned(out, node->sma.partition_cap);
     case 10:
-      return set_bytes(out, node->sma.device_id, 2);
+      return set_octets(out, node->sma.device_id, 2);
     case 11:
-      return set_bytes(out, node->sma.revision, 4);
+      return set_octets(out, node->sma.revision, 4);
     case 12:  // the IB port that received the SNMP request: none does (UDP), so 0, "unknown"
       return set_unsigned(out, 0);
     case 13:
-      return set_bytes(out, node->sma.vendor_id, 3);
+      return set_octets(out, node->sma.vendor_id, 3);
   }
   return false;
 }
@@ -176,7 +166,7 @@ bool sma_management_port_value(const Reader& r, size_t /*row*/, uint32_t column,
     return set_truth(out, (p->init_type_reply >> (column - 31)) & 1u);
   switch (column) {
     case 2:
-      return set_bytes(out, p->gid_prefix, 8);
+      return set_octets(out, p->gid_prefix, 8);
     case 3:
       return set_unsigned(out, p->lid);
     case 4:

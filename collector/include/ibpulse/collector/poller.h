@@ -103,6 +103,7 @@ struct PollerStats {
   // PKeyTable SMPs answered and failed (partitions.h): a table with a failed block is read
   // again at the next discovery.
   uint64_t partition_reads = 0, partition_read_failures = 0;
+  uint64_t sm_info_reads = 0, sm_info_failures = 0;  // SMInfo of the ports that say IsSM
   uint64_t clears_sent = 0;  // Sets clearing counters, as the converter asked
   // Nodes' PortSamplesControl asks for their tick (tick_asks.h), by outcome. They are not
   // reads: their failures (every ibsim node's) are not in mad.failed.
@@ -164,6 +165,10 @@ struct PollerEvents {
   std::function<void(const Port& now)> port_refreshed;
   // P_Key tables read (partitions.h), sorted by port, in batches. Left empty: none are read.
   std::function<void(std::vector<PortPartitions>)> partitions_read;
+  // The subnet managers of the fabric: the SMInfo of every port whose PortInfo says IsSM, read
+  // after each discovery and every poll.port-info-interval (one round: the ports that
+  // answered). Left empty: none is read.
+  std::function<void(std::vector<SubnetManagerInfo>)> subnet_managers_read;
 };
 
 class Poller {

@@ -73,8 +73,27 @@ struct SmaPortInfo {
   friend bool operator==(const SmaPortInfo&, const SmaPortInfo&) = default;
 };
 
-// `data`: the 64 bytes of the attribute.
+// SMInfo (SMP attribute 0x20), of a port whose PortInfo says IsSM: the subnet manager there.
+struct SmaSmInfo {
+  uint64_t guid = 0;       // the SM's port GUID
+  uint32_t act_count = 0;  // grows as the SM works (a master's keeps growing)
+  uint8_t priority = 0;    // 4 bits
+  uint8_t state = 0;       // 0 not active, 1 discovering, 2 standby, 3 master
+  friend bool operator==(const SmaSmInfo&, const SmaSmInfo&) = default;
+};
+
+// A subnet manager found on a port, and where: the port (a switch's: port 0) and its LID.
+struct SubnetManagerInfo {
+  uint64_t node_guid = 0;
+  uint8_t port = 0;
+  uint16_t lid = 0;
+  SmaSmInfo info;
+};
+
+// `data`: the 64 bytes of the attribute. (SMInfo's SM_Key is not kept: a secret, and 0 to a
+// requester that does not give it.)
 SmaNodeInfo sma_node_info(const uint8_t* data);
+SmaSmInfo sma_sm_info(const uint8_t* data);
 SmaSwitchInfo sma_switch_info(const uint8_t* data);
 SmaPortInfo sma_port_info(const uint8_t* data);
 

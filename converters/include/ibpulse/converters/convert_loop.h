@@ -47,6 +47,8 @@ class ConvertLoop {
   void update_port(const collector::Port& port);  // a PortInfo read saw it change
   // P_Key tables the pollers read (sorted by port): they replace the ports' earlier ones.
   void update_partitions(std::vector<collector::PortPartitions> tables);
+  // The subnet managers a round of SMInfo reads found (any thread): the next snapshots' own.
+  void update_subnet_managers(std::vector<collector::SubnetManagerInfo> managers);
 
   ConverterStats stats() const;
   // At trace level: every port's non-zero totals (what the exporters will serve).
@@ -67,13 +69,16 @@ class ConvertLoop {
   std::chrono::milliseconds foreign_clear_window_;
   Converter converter_;
   StateSaver state_;
-  mutable std::mutex mutex_;  // guards pending_, topology_, pending_partitions_, stats_
+  // Guards pending_, topology_, pending_partitions_, pending_managers_, stats_.
+  mutable std::mutex mutex_;
   std::shared_ptr<collector::Topology> pending_;
   std::shared_ptr<const collector::Topology> topology_;
   // P_Key tables handed over, merged into partitions_ (every table read so far) by the
   // converter's thread.
   std::vector<std::vector<collector::PortPartitions>> pending_partitions_;
   std::shared_ptr<const collector::PartitionTables> partitions_;
+  // Handed over, taken by the converter's thread at its next turn.
+  std::shared_ptr<const std::vector<collector::SubnetManagerInfo>> pending_managers_;
   ConverterStats stats_;
   Clock::time_point last_trim_{};
   unsigned foreign_logged_ = 0;

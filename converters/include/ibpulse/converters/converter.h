@@ -84,6 +84,11 @@ class Converter {
   void set_partitions(std::shared_ptr<const collector::PartitionTables> partitions) {
     partitions_ = std::move(partitions);
   }
+  // The subnet managers the next snapshots carry.
+  void set_subnet_managers(
+      std::shared_ptr<const std::vector<collector::SubnetManagerInfo>> subnet_managers) {
+    subnet_managers_ = std::move(subnet_managers);
+  }
 
   // With hold_clears (ConverterOptions), the clears asked since the last call: each may be sent
   // once a saved state holds the reading that asked for it (release_clears).
@@ -209,6 +214,7 @@ class Converter {
   collector::ClearRings* clears_;
   std::shared_ptr<const collector::Topology> topology_;
   std::shared_ptr<const collector::PartitionTables> partitions_;
+  std::shared_ptr<const std::vector<collector::SubnetManagerInfo>> subnet_managers_;
   // Port states in topology order, so a snapshot reads them sequentially: slots
   // [0, topology_slots_) are the topology's ports (allocated by set_topology, `read_` once a
   // sample arrived), the ports after them were read but are not in the topology. A slot with

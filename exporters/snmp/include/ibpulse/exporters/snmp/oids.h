@@ -28,6 +28,12 @@ inline const Oid kIbSmaMib = {1, 3, 6, 1, 3, 117, 3};
 inline const Oid kIbpulsePorts = {1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 1, 4};
 inline const Oid kIbpulsePortEntry = {1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 1, 4, 1, 1};
 inline const Oid kIbpulseLinkHealthEntry = {1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 1, 4, 2, 1};
+// IBPULSE-MIB's ibpulseSm (ibpulseObjects 5): the subnet manager MIB draft's node and switch
+// tables, in the default context.
+inline const Oid kIbpulseSm = {1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 1, 5};
+inline const Oid kIbpulseSmNodeEntry = {1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 1, 5, 1, 1};
+inline const Oid kIbpulseSmSwitchEntry = {1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 1, 5, 2, 1};
+inline const Oid kIbpulseSmInfoEntry = {1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 1, 5, 3, 1};
 
 // Dotted-decimal text, as snmpwalk prints with -On ("1.3.6.1...").
 std::string to_string(const Oid& oid);
