@@ -201,10 +201,15 @@ void LibUmadSubscription::receive(std::chrono::milliseconds wait,
 void LibUmadSubscription::run(const std::atomic<bool>& stop, const SmSubscriptionEvents& events) {
   name_this_thread("ibp-sm-traps");
   uint16_t known_lid = 0;
+  uint16_t lid = 0;
   auto next_round = Clock::now();
+  auto next_lid_check = next_round;
   while (!stop.load()) {
-    const uint16_t lid = sm_lid();
     const auto now = Clock::now();
+    if (now >= next_lid_check) {  // the port's attributes are files to read: once a second
+      lid = sm_lid();
+      next_lid_check = now + std::chrono::seconds(1);
+    }
     if (lid != 0 && lid != known_lid) {
       if (events.round) events.round(lid, known_lid == 0 ? "start" : "sm_changed");
       known_lid = lid;

@@ -1,7 +1,8 @@
 // The subnet manager's traps on the simulated fabric: the daemon subscribes (InformInfo Sets to
 // opensm's SA), opensm forwards the trap 128 an ibsim switch issues when a link goes down, and
-// the test tools' sm_report stands in for the SM with the traps ibsim cannot make (257, 259,
-// and a trap IB-SMA-MIB has no notification for). A real snmptrapd receives the notifications.
+// the test tools' sm_report stands in for the SM with the traps ibsim cannot make (131,
+// 256, 257, 259, and a trap IB-SMA-MIB has no notification for). A real snmptrapd receives the
+// notifications.
 //
 // ibsim hands a Report only to the client holding the SM role at its node: the daemon runs
 // with SIM_SET_ISSM=1 at Hca3 (the fabric's opensm is at Switch1).
@@ -173,12 +174,36 @@ TEST(SmTraps, KeyViolationsTheSimulatorCannotMakeCarryEveryObject) {
   EXPECT_EQ(value_of(w, sma_object(28)), "Hex-STRING A3");  // lidaddr1 pkey gidaddr1 gidaddr2
   EXPECT_EQ(value_of(w, kNotifName), "STRING Switch2");
 
+  // A bad M_Key at Switch2 from LID 2: the key given, the method and attribute it tried.
+  ASSERT_EQ(report({"--trap", "256", "--issuer-lid", std::to_string(sw2), "--lid", "2", "--method",
+                    "2", "--attr-id", "0x15", "--attr-mod", "3", "--key", "0x0123456789abcdef"}),
+            0);
+  const auto bad_key = s.wait_trap(7);
+  ASSERT_EQ(bad_key.size(), 1u) << s.trapd->output();
+  const TrapNotification& k = bad_key[0];
+  ASSERT_EQ(k.varbinds.size(), 9u) << s.trapd->output();
+  EXPECT_EQ(value_of(k, sma_object(14)), "Gauge32 2");
+  EXPECT_EQ(value_of(k, sma_object(19)), "Hex-STRING 01 23 45 67 89 AB CD EF");
+  EXPECT_EQ(value_of(k, sma_object(16)), "Gauge32 2");
+  EXPECT_EQ(value_of(k, sma_object(17)), "Gauge32 21");
+  EXPECT_EQ(value_of(k, sma_object(18)), "Gauge32 3");
+  EXPECT_EQ(value_of(k, kNotifName), "STRING Switch2");
+
+  // Switch2's port 3 flow control watchdog: the switch's LID and the port.
+  ASSERT_EQ(report({"--trap", "131", "--lid", std::to_string(sw2), "--port", "3"}), 0);
+  const auto watchdog = s.wait_trap(4);
+  ASSERT_EQ(watchdog.size(), 1u) << s.trapd->output();
+  ASSERT_EQ(watchdog[0].varbinds.size(), 6u) << s.trapd->output();
+  EXPECT_EQ(value_of(watchdog[0], sma_object(14)), "Gauge32 " + std::to_string(sw2));
+  EXPECT_EQ(value_of(watchdog[0], sma_object(15)), "Gauge32 3");
+  EXPECT_EQ(value_of(watchdog[0], kNotifName), "STRING Switch2");
+
   // A trap IB-SMA-MIB does not translate (64, GID in service): answered, counted, not sent.
   ASSERT_EQ(report({"--trap", "64"}), 0);
   ASSERT_TRUE(
       eventually([&] { return s.metric("ibpulse_sm_reports_untranslatable_total") == 1; }, 10s))
       << s.daemon->log();
-  EXPECT_EQ(s.metric("ibpulse_sm_reports_total"), 3);
+  EXPECT_EQ(s.metric("ibpulse_sm_reports_total"), 5);
   EXPECT_EQ(s.metric("ibpulse_sma_notifications_total", "trap=\"257\""), 1);
   EXPECT_EQ(s.metric("ibpulse_sma_notifications_total", "trap=\"259\""), 1);
   EXPECT_NE(s.daemon->log().find("event=sm_report_untranslatable"), std::string::npos);

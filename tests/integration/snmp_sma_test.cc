@@ -25,13 +25,13 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// The node's IB-SMA-MIB objects below 1.3.6.1.3.117.3.1: "group.column.index" -> value, every
-// OCTET STRING as hex octets ("00 20 ...").
-std::map<std::string, std::string> sma_walk(uint16_t port, const std::string& node) {
-  const std::string prefix = ".1.3.6.1.3.117.3.1.";
+// Every object below `prefix` (ending in a dot) in the context `community` reads:
+// "rest of the OID" -> value, every OCTET STRING as hex octets ("00 20 ...").
+std::map<std::string, std::string> walk(uint16_t port, const std::string& community,
+                                        const std::string& prefix) {
   const auto run =
-      snmp_tool(fmt::format("snmpbulkwalk -v2c -c public@{} -On -Oq -Ox -t 2 -r 1 127.0.0.1:{} {}",
-                            guid_context(node), port, prefix.substr(0, prefix.size() - 1)));
+      snmp_tool(fmt::format("snmpbulkwalk -v2c -c {} -On -Oq -Ox -t 2 -r 1 127.0.0.1:{} {}",
+                            community, port, prefix.substr(0, prefix.size() - 1)));
   std::map<std::string, std::string> out;
   for (auto [oid, value] : parse_varbinds(unwrap_lines(run.out))) {
     while (!value.empty() && value.back() == ' ')
@@ -39,6 +39,11 @@ std::map<std::string, std::string> sma_walk(uint16_t port, const std::string& no
     if (oid.starts_with(prefix)) out[oid.substr(prefix.size())] = value;
   }
   return out;
+}
+
+// The node's IB-SMA-MIB objects below 1.3.6.1.3.117.3.1: "group.column.index" -> value.
+std::map<std::string, std::string> sma_walk(uint16_t port, const std::string& node) {
+  return walk(port, "public@" + guid_context(node), ".1.3.6.1.3.117.3.1.");
 }
 
 // `bytes` octets of `v`, most significant first, as -Ox prints them.
@@ -146,17 +151,7 @@ TEST_F(Sma, NodeAndSwitchGroupsEqualSmpquery) {
 // IBPULSE-MIB's ibpulseSm in the default context: "table.column.<prefix>.<guid>" -> value, the
 // index as dotted octets.
 std::map<std::string, std::string> sm_mib_walk(uint16_t port) {
-  const std::string prefix = ".1.3.6.1.4.1.8072.9999.9999.1.5.";
-  const auto run =
-      snmp_tool(fmt::format("snmpbulkwalk -v2c -c public -On -Oq -Ox -t 2 -r 1 127.0.0.1:{} {}",
-                            port, prefix.substr(0, prefix.size() - 1)));
-  std::map<std::string, std::string> out;
-  for (auto [oid, value] : parse_varbinds(unwrap_lines(run.out))) {
-    while (!value.empty() && value.back() == ' ')
-      value.pop_back();
-    if (oid.starts_with(prefix)) out[oid.substr(prefix.size())] = value;
-  }
-  return out;
+  return walk(port, "public", ".1.3.6.1.4.1.8072.9999.9999.1.5.");
 }
 
 std::string dotted(uint64_t v) {

@@ -21,8 +21,8 @@ TEST(PipelineStats, EveryNameIsUniqueWhereItIsShown) {
       EXPECT_TRUE(log_keys.insert(stat.log_key).second) << stat.log_key;
     }
   }
-  EXPECT_EQ(metrics.size(), 35u);
-  EXPECT_EQ(log_keys.size(), 26u);
+  EXPECT_EQ(metrics.size(), 37u);
+  EXPECT_EQ(log_keys.size(), 28u);
   EXPECT_EQ(pipeline_snmp_scalars(), 14u);
 }
 
