@@ -1,8 +1,12 @@
 // The subnet managers of the fabric: the SMInfo (SMP attribute 0x20) of every port whose
-// PortInfo CapabilityMask says IsSM (bit 1), a switch's from its port 0. A round goes out after
-// each discovery and every poll.port-info-interval (never two at once); when all its reads have
-// ended, the ones answered go to PollerEvents::subnet_managers_read. A fabric has a few SMs
-// (a master and standbys): a round is a handful of SMPs.
+// PortInfo CapabilityMask says IsSM (bit 1), a switch's from its port 0, and of the master SM
+// the ports' PortInfo names. A round goes out after each discovery and every
+// poll.port-info-interval (never two at once); when all its reads have ended, the ones answered
+// go to PollerEvents::subnet_managers_read. A fabric has a few SMs (a master and standbys): a
+// round is a handful of SMPs.
+#include <algorithm>
+#include <set>
+
 #include "ibpulse/collector/partitions.h"
 #include "poller_state.h"
 
@@ -15,19 +19,56 @@ namespace {
 constexpr uint16_t kSmInfoAttribute = 0x0020;
 constexpr uint32_t kIsSm = 1u << 1;  // PortInfo CapabilityMask
 
-// The ports of `t` that say IsSM, with the LID their SMInfo is asked at.
+SubnetManagerInfo sm_at(uint64_t node_guid, uint8_t port, uint16_t lid, uint64_t prefix) {
+  SubnetManagerInfo sm;
+  sm.node_guid = node_guid;
+  sm.port = port;
+  sm.lid = lid;
+  sm.subnet_prefix = prefix;
+  return sm;
+}
+
+// The port (a switch's: port 0) that LID `lid` reaches; node_guid 0 when none does.
+SubnetManagerInfo port_at_lid(const Topology& t, uint16_t lid) {
+  for (const Node& n : t.nodes)
+    if (n.kind == NodeKind::kSwitch && n.lid == lid) return sm_at(n.guid, 0, lid, 0);
+  for (const Port& p : t.ports) {
+    if (p.lid == 0 || lid < p.lid || static_cast<unsigned>(lid - p.lid) >= (1u << p.lmc)) continue;
+    const Node* n = t.find_node(p.key.node_guid);
+    if (n != nullptr && n->kind != NodeKind::kSwitch) return sm_at(n->guid, p.key.port, lid, 0);
+  }
+  return {};
+}
+
+// The ports of `t` that say IsSM, with the LID their SMInfo is asked at, and the master SM
+// every port's PortInfo names (MasterSMLID): an SM that came up on a switch after the last
+// discovery, whose port 0 only discovery reads, is still found.
 std::vector<SubnetManagerInfo> sm_ports(const Topology& t) {
   std::vector<SubnetManagerInfo> out;
+  std::set<uint16_t> named;  // a handful of LIDs: one master per subnet
   for (const Node& n : t.nodes) {
-    if (n.kind == NodeKind::kSwitch) {
-      if (n.port0 && (n.port0->capability_mask & kIsSm) != 0 && n.lid != 0)
-        out.push_back({n.guid, 0, n.lid, {}});
-    }
+    if (n.kind != NodeKind::kSwitch || !n.port0 || n.lid == 0) continue;
+    if (n.port0->master_sm_lid != 0) named.insert(n.port0->master_sm_lid);
+    if ((n.port0->capability_mask & kIsSm) != 0)
+      out.push_back(sm_at(n.guid, 0, n.lid, t.node_subnet_prefix(n.guid)));
   }
   for (const Port& p : t.ports) {
     const Node* n = t.find_node(p.key.node_guid);
+    // A switch's data ports have no SM fields of their own: its port 0 was judged above.
     if (n == nullptr || n->kind == NodeKind::kSwitch || p.lid == 0) continue;
-    if ((p.sma.capability_mask & kIsSm) != 0) out.push_back({n->guid, p.key.port, p.lid, {}});
+    if (p.sma.master_sm_lid != 0) named.insert(p.sma.master_sm_lid);
+    if ((p.sma.capability_mask & kIsSm) != 0)
+      out.push_back(sm_at(n->guid, p.key.port, p.lid, t.subnet_prefix_of(p)));
+  }
+  for (const uint16_t lid : named) {
+    const bool asked = std::any_of(out.begin(), out.end(),
+                                   [&](const SubnetManagerInfo& sm) { return sm.lid == lid; });
+    if (asked) continue;
+    SubnetManagerInfo at = port_at_lid(t, lid);
+    if (at.node_guid == 0) continue;  // a LID discovery did not find: nothing to name it by
+    at.subnet_prefix = at.port == 0 ? t.node_subnet_prefix(at.node_guid)
+                                    : t.subnet_prefix_of(*t.find_port({at.node_guid, at.port}));
+    out.push_back(at);
   }
   return out;
 }
@@ -37,10 +78,14 @@ std::vector<SubnetManagerInfo> sm_ports(const Topology& t) {
 void Poller::State::read_sm_info(Clock::time_point now) {
   if (!events.subnet_managers_read || sm_pending > 0 || now < sm_next_round) return;
   if (!engine->smp_enabled()) return;
+  // Every local port of a subnet sees its SMs: the one that hands over its topology reads them.
+  if (options.split && options.split->leader() != options.split_index) return;
   const auto every =
       options.intervals.port_info.count() > 0 ? options.intervals.port_info : options.rediscover;
   sm_next_round = now + every;
   sm_round = sm_ports(topology);
+  for (SubnetManagerInfo& sm : sm_round)
+    sm.subnet = options.subnet;
   sm_answered.assign(sm_round.size(), 0);
   sm_pending = sm_round.size();
   for (size_t i = 0; i < sm_round.size(); ++i) {
@@ -62,7 +107,7 @@ void Poller::State::read_sm_info(Clock::time_point now) {
                                    static_cast<uint32_t>(i)});
     engine->submit(r);
   }
-  if (sm_round.empty()) events.subnet_managers_read({});
+  if (sm_round.empty()) events.subnet_managers_read(options.subnet, {});
 }
 
 void Poller::State::sm_info_reply(const Context& ctx, const MadCompletion& c) {
@@ -78,7 +123,7 @@ void Poller::State::sm_info_reply(const Context& ctx, const MadCompletion& c) {
   std::vector<SubnetManagerInfo> answered;
   for (size_t i = 0; i < sm_round.size(); ++i)
     if (sm_answered[i] != 0) answered.push_back(sm_round[i]);
-  events.subnet_managers_read(std::move(answered));
+  events.subnet_managers_read(options.subnet, std::move(answered));
 }
 
 }  // namespace ibpulse::collector

@@ -34,6 +34,16 @@ uint64_t Topology::subnet_prefix_of(const Port& port) const {
   return port.subnet_prefix != 0 || subnet == nullptr ? port.subnet_prefix : subnet->prefix;
 }
 
+uint64_t Topology::node_subnet_prefix(uint64_t guid) const {
+  auto it = std::lower_bound(ports.begin(), ports.end(), PortKey{guid, 0},
+                             [](const Port& p, PortKey k) { return p.key < k; });
+  for (; it != ports.end() && it->key.node_guid == guid; ++it) {
+    const uint64_t prefix = subnet_prefix_of(*it);
+    if (prefix != 0) return prefix;
+  }
+  return subnet_prefix;
+}
+
 const Port* Topology::find_port(PortKey key) const {
   auto it = std::lower_bound(ports.begin(), ports.end(), key,
                              [](const Port& p, PortKey k) { return p.key < k; });

@@ -92,11 +92,21 @@ void ConvertLoop::update_partitions(std::vector<collector::PortPartitions> table
   pending_partitions_.push_back(std::move(tables));
 }
 
-void ConvertLoop::update_subnet_managers(std::vector<collector::SubnetManagerInfo> managers) {
-  auto shared =
-      std::make_shared<const std::vector<collector::SubnetManagerInfo>>(std::move(managers));
+void ConvertLoop::update_subnet_managers(uint8_t subnet,
+                                         std::vector<collector::SubnetManagerInfo> managers) {
+  // A handful of SMs per subnet: merging them here, under the lock, costs nothing.
   std::lock_guard lock(mutex_);
-  pending_managers_ = std::move(shared);
+  if (managers_by_subnet_.size() <= subnet) {
+    managers_by_subnet_.resize(subnet + 1u);
+    manager_rounds_.resize(subnet + 1u);
+  }
+  managers_by_subnet_[subnet] = std::move(managers);
+  ++manager_rounds_[subnet];
+  auto merged = std::make_shared<collector::SubnetManagers>();
+  for (const auto& round : managers_by_subnet_)
+    merged->managers.insert(merged->managers.end(), round.begin(), round.end());
+  merged->rounds = manager_rounds_;
+  pending_managers_ = std::move(merged);
 }
 
 void ConvertLoop::merge_partitions(
@@ -114,7 +124,7 @@ void ConvertLoop::merge_partitions(
 
 void ConvertLoop::take_topology() {
   std::vector<std::vector<collector::PortPartitions>> batches;
-  std::shared_ptr<const std::vector<collector::SubnetManagerInfo>> managers;
+  std::shared_ptr<const collector::SubnetManagers> managers;
   bool new_topology = false;
   {
     std::lock_guard lock(mutex_);  // one lock a loop turn for every hand-over

@@ -103,8 +103,9 @@ collector::PollerEvents poller_events(converters::ConvertLoop& converter,
     log_port_changed(p, before);
   };
   events.port_refreshed = [&converter](const collector::Port& p) { converter.update_port(p); };
-  events.subnet_managers_read = [&converter](std::vector<collector::SubnetManagerInfo> sms) {
-    converter.update_subnet_managers(std::move(sms));
+  events.subnet_managers_read = [&converter](uint8_t subnet,
+                                             std::vector<collector::SubnetManagerInfo> sms) {
+    converter.update_subnet_managers(subnet, std::move(sms));
   };
   events.partitions_read = [&converter](std::vector<collector::PortPartitions> tables) {
     spdlog::debug("event=partitions_read ports={}", tables.size());

@@ -41,6 +41,7 @@ class RunningLoop {
     thread_.join();
   }
   void push(const RawSample& s) { ASSERT_TRUE(ring_.push(s)); }
+  ConvertLoop& loop() { return loop_; }
 
  private:
   collector::SampleRing ring_{64};
@@ -83,6 +84,41 @@ TEST(ConvertLoop, SamplesFromTheRingArePublishedAndReadersWoken) {
   ASSERT_NE(snap, nullptr) << "PortXmitData counts 4-octet words";
   EXPECT_GT(snap->sequence, 0u) << "numbered in publishing order";
   EXPECT_EQ(store.wait_for_newer(nullptr, 0ms), store.load()) << "any snapshot is newer than none";
+}
+
+collector::SubnetManagerInfo manager(uint64_t guid, uint8_t subnet) {
+  collector::SubnetManagerInfo sm;
+  sm.node_guid = sm.info.guid = guid;
+  sm.subnet = subnet;
+  return sm;
+}
+
+// A daemon polling two subnets reads each one's SMs in rounds of its own: a round replaces
+// that subnet's SMs only, and the snapshot counts each subnet's rounds.
+TEST(ConvertLoop, ASubnetsRoundReplacesOnlyItsOwnSubnetManagers) {
+  SnapshotStore store;
+  RunningLoop loop(quick(), store);
+  loop.loop().update_subnet_managers(0, {manager(0x10, 0)});
+  loop.loop().update_subnet_managers(1, {manager(0x20, 1), manager(0x21, 1)});
+  loop.loop().update_subnet_managers(0, {});  // subnet 0's SM did not answer
+  const auto t0 = Clock::now();
+  loop.push(xmit_data(1000, t0));
+  loop.push(xmit_data(1500, t0 + 1s));
+  std::shared_ptr<const FabricSnapshot> seen;
+  const auto until = Clock::now() + 10s;
+  while (Clock::now() < until) {
+    auto next = store.wait_for_newer(seen, 1s);
+    if (next) seen = next;
+    if (seen && seen->subnet_managers && seen->subnet_managers->rounds.size() == 2 &&
+        seen->subnet_managers->rounds[0] == 2)
+      break;
+  }
+  ASSERT_TRUE(seen && seen->subnet_managers);
+  EXPECT_EQ(seen->subnet_managers->rounds, (std::vector<uint64_t>{2, 1}));
+  std::vector<uint64_t> guids;
+  for (const auto& sm : seen->subnet_managers->managers)
+    guids.push_back(sm.info.guid);
+  EXPECT_EQ(guids, (std::vector<uint64_t>{0x20, 0x21}));
 }
 
 TEST(ConvertLoop, TheStateFileCarriesTotalsAcrossARestart) {

@@ -92,7 +92,7 @@ struct PollerHarness {
     };
     events.port_refreshed = [&](const Port& p) { port_refreshes.push_back(p); };
     if (take_subnet_managers) {
-      events.subnet_managers_read = [&](std::vector<SubnetManagerInfo> sms) {
+      events.subnet_managers_read = [&](uint8_t, std::vector<SubnetManagerInfo> sms) {
         sm_rounds.push_back(std::move(sms));
       };
     }

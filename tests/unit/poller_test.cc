@@ -342,6 +342,23 @@ TEST(PollerFake, SmInfoIsAskedOfThePortsThatSayIsSmInRounds) {
   EXPECT_GT(h.stats.sm_info_reads + h.stats.sm_info_failures, 0u);
 }
 
+// The master SM a port's PortInfo names (MasterSMLID) is asked too, though its node's PortInfo
+// said no IsSM when discovery read it: a switch's port 0 is read at discovery only.
+TEST(PollerFake, SmInfoIsAskedOfTheMasterThePortsName) {
+  PollerHarness h;
+  h.fabric.smp_agent = true;
+  h.options.intervals.port_info = 1s;
+  h.take_subnet_managers = true;
+  const collector::Node* sw = h.fabric.topology().find_node(kSwitchGuid);
+  ASSERT_NE(sw, nullptr);
+  const uint16_t switch_lid = sw->lid;
+  h.fabric.node(kHca1.node_guid).port_info_master_sm_lid = switch_lid;
+  ASSERT_TRUE(h.run(8).ok());
+  EXPECT_GT(h.fabric.smp_attempts({kSwitchGuid, 0}, 0x20), 0u) << "LID " << switch_lid;
+  EXPECT_EQ(h.fabric.smp_attempts({kHca1.node_guid, 0}, 0x20), 0u);
+  EXPECT_EQ(h.fabric.smp_attempts({kHca2.node_guid, 0}, 0x20), 0u);
+}
+
 // A start from a cached topology (discovery.cache-max-age) trusts it no longer than a discovery:
 // a cache 4 minutes old with a 5-minute discovery interval is rediscovered a minute in.
 TEST(PollerFake, ACachedStartIsRediscoveredWhenTheCacheIsAnIntervalOld) {

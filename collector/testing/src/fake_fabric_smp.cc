@@ -47,6 +47,7 @@ uint16_t FakeFabric::smp(const ModelNode& node, const MadRequest& request,
   if (request.attribute == kPortInfo) {
     put(data, IB_PORT_CAPMASK_F, b.port_info_capability_mask);
     put(data, IB_PORT_CAPMASK2_F, b.port_info_capability_mask2);
+    put(data, IB_PORT_SMLID_F, b.port_info_master_sm_lid);
     if (management_port) return 0;  // switch port 0: no link of its own
     const LinkState link = link_of(node, found->second);
     put(data, IB_PORT_STATE_F, link.state);

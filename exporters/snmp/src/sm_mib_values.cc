@@ -14,18 +14,6 @@ namespace {
 
 constexpr size_t kDescriptionMax = 64;  // DisplayString (SIZE (0..64))
 
-// The subnet prefix of the node's subnet: its first port's that knows one.
-uint64_t prefix_of(const collector::Topology& t, uint64_t guid) {
-  auto it =
-      std::lower_bound(t.ports.begin(), t.ports.end(), collector::PortKey{guid, 0},
-                       [](const collector::Port& p, collector::PortKey k) { return p.key < k; });
-  for (; it != t.ports.end() && it->key.node_guid == guid; ++it) {
-    const uint64_t prefix = t.subnet_prefix_of(*it);
-    if (prefix != 0) return prefix;
-  }
-  return t.subnet_prefix;
-}
-
 bool set_integer(VarBind& out, uint64_t value) {
   return set(out, VarType::kInteger, value);  // Integer32, as the draft has them
 }
@@ -38,7 +26,7 @@ std::vector<SmNodeRow> sm_node_rows(const converters::FabricSnapshot& s, bool sw
   if (t == nullptr) return rows;
   for (const collector::Node& n : t->nodes) {
     if (switches && !n.switch_info) continue;
-    rows.push_back({prefix_of(*t, n.guid), &n});
+    rows.push_back({t->node_subnet_prefix(n.guid), &n});
   }
   std::sort(rows.begin(), rows.end(), [](const SmNodeRow& a, const SmNodeRow& b) {
     return a.subnet_prefix != b.subnet_prefix ? a.subnet_prefix < b.subnet_prefix
@@ -51,8 +39,8 @@ std::vector<SmInfoRow> sm_info_rows(const converters::FabricSnapshot& s) {
   std::vector<SmInfoRow> rows;
   const collector::Topology* t = s.topology.get();
   if (t == nullptr || !s.subnet_managers) return rows;
-  for (const collector::SubnetManagerInfo& sm : *s.subnet_managers)
-    rows.push_back({prefix_of(*t, sm.node_guid), &sm});
+  for (const collector::SubnetManagerInfo& sm : s.subnet_managers->managers)
+    rows.push_back({sm.subnet_prefix, &sm});
   std::sort(rows.begin(), rows.end(), [](const SmInfoRow& a, const SmInfoRow& b) {
     return a.subnet_prefix != b.subnet_prefix ? a.subnet_prefix < b.subnet_prefix
                                               : a.sm->info.guid < b.sm->info.guid;

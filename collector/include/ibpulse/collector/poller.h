@@ -167,8 +167,8 @@ struct PollerEvents {
   std::function<void(std::vector<PortPartitions>)> partitions_read;
   // The subnet managers of the fabric: the SMInfo of every port whose PortInfo says IsSM, read
   // after each discovery and every poll.port-info-interval (one round: the ports that
-  // answered). Left empty: none is read.
-  std::function<void(std::vector<SubnetManagerInfo>)> subnet_managers_read;
+  // answered), by the subnet's leading local port only. Left empty: none is read.
+  std::function<void(uint8_t subnet, std::vector<SubnetManagerInfo>)> subnet_managers_read;
 };
 
 class Poller {

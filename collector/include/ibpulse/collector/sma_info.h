@@ -7,6 +7,7 @@
 // Thread safety: value types.
 
 #include <cstdint>
+#include <vector>
 
 namespace ibpulse::collector {
 
@@ -82,12 +83,24 @@ struct SmaSmInfo {
   friend bool operator==(const SmaSmInfo&, const SmaSmInfo&) = default;
 };
 
-// A subnet manager found on a port, and where: the port (a switch's: port 0) and its LID.
+// A subnet manager found on a port, and where: the port (a switch's: port 0), its LID, the
+// subnet prefix of its subnet (the port's, a switch's first port's that knows one) and which of
+// the daemon's subnets found it (Port::subnet).
 struct SubnetManagerInfo {
   uint64_t node_guid = 0;
   uint8_t port = 0;
   uint16_t lid = 0;
+  uint64_t subnet_prefix = 0;
+  uint8_t subnet = 0;
   SmaSmInfo info;
+};
+
+// The subnet managers of every subnet the daemon polls, each subnet's from its last round of
+// SMInfo reads, and how many rounds each subnet has ended (index: Port::subnet): a reader tells
+// from them which subnets were read again.
+struct SubnetManagers {
+  std::vector<SubnetManagerInfo> managers;  // by subnet, each in the order its round found them
+  std::vector<uint64_t> rounds;
 };
 
 // `data`: the 64 bytes of the attribute. (SMInfo's SM_Key is not kept: a secret, and 0 to a

@@ -119,6 +119,8 @@ struct Topology {
   // (PortInfo reports 0 then).
   const Subnet* subnet_of(const Port& port) const;
   uint64_t subnet_prefix_of(const Port& port) const;
+  // A node's subnet prefix: that of its first port that knows one, else the topology's.
+  uint64_t node_subnet_prefix(uint64_t guid) const;
 
   const Node* find_node(uint64_t guid) const;
   const Port* find_port(PortKey key) const;

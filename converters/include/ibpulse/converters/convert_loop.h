@@ -47,8 +47,9 @@ class ConvertLoop {
   void update_port(const collector::Port& port);  // a PortInfo read saw it change
   // P_Key tables the pollers read (sorted by port): they replace the ports' earlier ones.
   void update_partitions(std::vector<collector::PortPartitions> tables);
-  // The subnet managers a round of SMInfo reads found (any thread): the next snapshots' own.
-  void update_subnet_managers(std::vector<collector::SubnetManagerInfo> managers);
+  // The subnet managers a round of SMInfo reads of one subnet found (any thread): they replace
+  // that subnet's in the next snapshots.
+  void update_subnet_managers(uint8_t subnet, std::vector<collector::SubnetManagerInfo> managers);
 
   ConverterStats stats() const;
   // At trace level: every port's non-zero totals (what the exporters will serve).
@@ -77,8 +78,11 @@ class ConvertLoop {
   // converter's thread.
   std::vector<std::vector<collector::PortPartitions>> pending_partitions_;
   std::shared_ptr<const collector::PartitionTables> partitions_;
-  // Handed over, taken by the converter's thread at its next turn.
-  std::shared_ptr<const std::vector<collector::SubnetManagerInfo>> pending_managers_;
+  // Every subnet's last round (guarded by mutex_), and the merged view handed over, taken by
+  // the converter's thread at its next turn.
+  std::vector<std::vector<collector::SubnetManagerInfo>> managers_by_subnet_;
+  std::vector<uint64_t> manager_rounds_;
+  std::shared_ptr<const collector::SubnetManagers> pending_managers_;
   ConverterStats stats_;
   Clock::time_point last_trim_{};
   unsigned foreign_logged_ = 0;

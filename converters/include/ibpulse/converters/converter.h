@@ -85,8 +85,7 @@ class Converter {
     partitions_ = std::move(partitions);
   }
   // The subnet managers the next snapshots carry.
-  void set_subnet_managers(
-      std::shared_ptr<const std::vector<collector::SubnetManagerInfo>> subnet_managers) {
+  void set_subnet_managers(std::shared_ptr<const collector::SubnetManagers> subnet_managers) {
     subnet_managers_ = std::move(subnet_managers);
   }
 
@@ -214,7 +213,7 @@ class Converter {
   collector::ClearRings* clears_;
   std::shared_ptr<const collector::Topology> topology_;
   std::shared_ptr<const collector::PartitionTables> partitions_;
-  std::shared_ptr<const std::vector<collector::SubnetManagerInfo>> subnet_managers_;
+  std::shared_ptr<const collector::SubnetManagers> subnet_managers_;
   // Port states in topology order, so a snapshot reads them sequentially: slots
   // [0, topology_slots_) are the topology's ports (allocated by set_topology, `read_` once a
   // sample arrived), the ports after them were read but are not in the topology. A slot with

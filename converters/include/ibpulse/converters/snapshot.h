@@ -126,8 +126,9 @@ struct FabricSnapshot {
   std::shared_ptr<const collector::Topology> topology;
   // The P_Key tables read so far (collector/partitions.h); null before the first ones.
   std::shared_ptr<const collector::PartitionTables> partitions;
-  // The subnet managers the last SMInfo round found (collector/sma_info.h); null before one.
-  std::shared_ptr<const std::vector<collector::SubnetManagerInfo>> subnet_managers;
+  // The subnet managers the last SMInfo round of each subnet found (collector/sma_info.h);
+  // null before one.
+  std::shared_ptr<const collector::SubnetManagers> subnet_managers;
   ConverterStats stats;
   Clock::time_point published{};
   // Its number in publishing order (1, 2, ...; 0: not numbered): a reader that takes only the

@@ -64,6 +64,7 @@ struct FakeNode {
   // 0xc048 (0x8000: CapabilityMask2 is valid), CapabilityMask2 0x30 (no PortInfoExtended).
   uint32_t port_info_capability_mask = 0xc048;
   uint16_t port_info_capability_mask2 = 0x30;
+  uint16_t port_info_master_sm_lid = 0;  // PortInfo MasterSMLID: the SM the port obeys
   uint8_t speed_ext_active = 2;  // LinkSpeedExtActive of its linked ports: 2 EDR, 4 HDR, 8 NDR
   uint32_t port_info_ext_capability_mask = 1;  // PortInfoExtended: bit 0 IsFECModeSupported
   uint16_t fec_mode_active = 2;  // 0 none, 1 Fire-Code, 2 RS-FEC, 3 Low-Latency RS-FEC, 4 RS-FEC2
