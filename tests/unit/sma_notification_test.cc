@@ -165,5 +165,47 @@ TEST(SmaNotification, BadPKeyAtASwitchPortAddsTheSwitchThePortAndWhichFieldsHold
   EXPECT_EQ(v[14].text, "node07");
 }
 
+// IBPULSE-MIB's ibpulseSmMasterChanged: snmpTrapOID.0 = ibpulseNotifications.4, then the
+// subnet, the master now and before, and the node's GUID and name (ibpulseNotificationObjects
+// 12..17, 1, 2; instance 0).
+Oid ibpulse_object(uint32_t n) {
+  return {1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 1, 3, n, 0};
+}
+
+TEST(SmMasterNotification, CarriesTheSubnetTheNewMasterAndThePreviousOne) {
+  AlertEvent e;
+  e.kind = EventKind::kSmMaster;
+  e.port = {0x0002c90300000010, 1};
+  e.node_name = "node07";
+  e.lid = 4;
+  e.subnet_prefix = 0xfe80000000000001;
+  e.sm_guid = 0x0002c90300000011;
+  e.previous_sm_guid = 0x0002c90300000001;
+  e.sm_priority = 7;
+  e.sm_state = 3;
+  const auto v = notification_varbinds(e, 9);
+  ASSERT_EQ(v.size(), 10u);
+  EXPECT_EQ(v[1].oid_value, (Oid{1, 3, 6, 1, 4, 1, 8072, 9999, 9999, 0, 4}));
+  EXPECT_EQ(v[2].name, ibpulse_object(12));
+  EXPECT_EQ(v[2].type, VarType::kOctetString);
+  EXPECT_EQ(v[2].text, std::string("\xfe\x80\x00\x00\x00\x00\x00\x01", 8));
+  EXPECT_EQ(v[3].name, ibpulse_object(13));
+  EXPECT_EQ(v[3].text, std::string("\x00\x02\xc9\x03\x00\x00\x00\x11", 8));
+  EXPECT_EQ(v[4].name, ibpulse_object(14));
+  EXPECT_EQ(v[4].type, VarType::kGauge32);
+  EXPECT_EQ(v[4].number, 4u);
+  EXPECT_EQ(v[5].name, ibpulse_object(15));
+  EXPECT_EQ(v[5].number, 7u);
+  EXPECT_EQ(v[6].name, ibpulse_object(16));
+  EXPECT_EQ(v[6].type, VarType::kInteger);
+  EXPECT_EQ(v[6].number, 3u);
+  EXPECT_EQ(v[7].name, ibpulse_object(17));
+  EXPECT_EQ(v[7].text, std::string("\x00\x02\xc9\x03\x00\x00\x00\x01", 8));
+  EXPECT_EQ(v[8].name, ibpulse_object(1));
+  EXPECT_EQ(v[8].text, "0x0002c90300000010");
+  EXPECT_EQ(v[9].name, ibpulse_object(2));
+  EXPECT_EQ(v[9].text, "node07");
+}
+
 }  // namespace
 }  // namespace ibpulse::exporters::snmp::detail

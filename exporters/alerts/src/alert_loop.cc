@@ -109,6 +109,17 @@ void AlertLoop::report(const Decision& d) {
                    withheld);
       break;
     }
+    case EventKind::kSmMaster:
+      spdlog::log(e.first_sight ? spdlog::level::info : spdlog::level::warn,
+                  "event={} subnet_prefix={}{} sm_guid={} previous_sm_guid={} lid={} priority={} "
+                  "state={} node_guid={} port={} node=\"{}\"{}",
+                  e.first_sight ? "sm_master_seen" : "sm_master_changed",
+                  collector::guid_string(e.subnet_prefix),
+                  e.subnet.empty() ? "" : fmt::format(" subnet=\"{}\"", log_text(e.subnet)),
+                  collector::guid_string(e.sm_guid), collector::guid_string(e.previous_sm_guid),
+                  e.lid, e.sm_priority, e.sm_state, collector::guid_string(e.port.node_guid),
+                  e.port.port, log_text(e.node_name), e.first_sight ? "" : withheld);
+      break;
     case EventKind::kRateLimited:
       spdlog::warn(
           "event=notifications_rate_limited suppressed={} interval_seconds={} note=\"storm "

@@ -311,6 +311,7 @@ std::vector<Decision> ThresholdEngine::evaluate(const FabricSnapshot& s,
   m.index_ports(s);
   m.follow_links(step);
   m.follow_sma(step);
+  m.follow_subnet_managers(step);
   m.evaluate_rules(rules_, step);
   for (size_t r = 0; r < rules_.size(); ++r)
     m.expire_vanished(rules_[r], m.states[r], step);

@@ -94,6 +94,14 @@ struct ThresholdEngine::Impl {
   std::unordered_map<collector::PortKey, uint32_t, collector::PortKeyHash> capability_masks;
   std::unordered_map<uint64_t, uint64_t> image_guids;
   std::shared_ptr<const collector::Topology> sma_topology;  // the one they were taken from
+  // ibpulseSmMasterChanged (sm_master.cc): each subnet's master SM as last told, by
+  // Port::subnet, and the SMInfo rounds judged.
+  struct SubnetMaster {
+    collector::SubnetManagerInfo sm;  // node_guid 0: none (told so)
+    unsigned rounds_without = 0;      // consecutive rounds in which no SM said master
+  };
+  std::map<uint8_t, SubnetMaster> masters;
+  std::vector<uint64_t> sm_rounds_judged;
 
   void index_ports(const converters::FabricSnapshot& s);
   const std::vector<char>& scope_of(const Rule& rule, RuleState& st,
@@ -107,6 +115,14 @@ struct ThresholdEngine::Impl {
   void sma_thresholds(Step& step, size_t i);
   void sma_discovery(Step& step);
   AlertEvent sma_event(uint16_t trap, size_t i, const Step& step) const;
+  // A subnet's master SM: another one, or none for kSmMasterLostRounds rounds (sm_master.cc).
+  void follow_subnet_managers(Step& step);
+  void judge_master(uint8_t subnet,
+                    const std::vector<const collector::SubnetManagerInfo*>& sm_round,
+                    uint64_t rounds_ended, Step& step);
+  // `now`: the new master, null when none. `first_sight`: only logged (AlertEvent).
+  void notify_master(uint8_t subnet, const collector::SubnetManagerInfo* now,
+                     const collector::SubnetManagerInfo& before, Step& step, bool first_sight);
   // The rule's value on port i now; nothing when it cannot be judged.
   std::optional<double> measure(const Rule& rule, RuleState& st, const Step& step, size_t i) const;
   void evaluate_port(const Rule& rule, RuleState& st, Step& step, size_t i);

@@ -19,6 +19,8 @@ std::string_view to_string(EventKind kind) {
       return "rate_limited";
     case EventKind::kSma:
       return "sma_trap";
+    case EventKind::kSmMaster:
+      return "sm_master_changed";
   }
   return "unknown";
 }

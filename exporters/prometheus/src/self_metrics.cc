@@ -187,6 +187,10 @@ SelfMetrics::SelfMetrics(std::string version) : impl_(std::make_unique<Impl>()) 
                       "IB-SMA-MIB notifications handed to the SNMP agent for its sinks, by "
                       "InfiniBand trap number (not those snmp.sma-notifications turns off, nor "
                       "those storm control withheld)");
+  i.total("ibpulse_sm_master_changes_total",
+          "Times a subnet's master subnet manager changed, or none answered as master for two "
+          "SMInfo rounds (ibpulseSmMasterChanged; the first master seen is no change)",
+          [](S s) { return s.alerts.sm_master_changes; });
   i.total("ibpulse_sm_subscriptions_total",
           "InformInfo Sets the subnet manager acknowledged (one per trap of sm.traps, sent again "
           "every sm.subscription-refresh)",

@@ -167,6 +167,18 @@ void sma_objects(const AlertEvent& e, std::vector<VarBind>& out) {
   out.push_back(text(object(2), e.node_name));
 }
 
+// ibpulseSmMasterChanged: the subnet, the master now and before, then the node's GUID and name.
+void sm_master_objects(const AlertEvent& e, std::vector<VarBind>& out) {
+  out.push_back(octets(object(12), e.subnet_prefix, 8));
+  out.push_back(octets(object(13), e.sm_guid, 8));
+  out.push_back(number(object(14), VarType::kGauge32, e.lid));
+  out.push_back(number(object(15), VarType::kGauge32, e.sm_priority));
+  out.push_back(number(object(16), VarType::kInteger, e.sm_state));
+  out.push_back(octets(object(17), e.previous_sm_guid, 8));
+  out.push_back(text(object(1), fmt::format("0x{:016x}", e.port.node_guid)));
+  out.push_back(text(object(2), e.node_name));
+}
+
 void threshold_objects(const AlertEvent& e, std::vector<VarBind>& out) {
   out.push_back(number(if_entry(kIfIndex, e.if_index), VarType::kInteger, e.if_index));
   out.push_back(text(object(1), fmt::format("0x{:016x}", e.port.node_guid)));
@@ -217,6 +229,11 @@ std::vector<VarBind> notification_varbinds(const AlertEvent& event, uint64_t upt
       trap_oid.oid_value = sma_notification(event.sma_trap);
       out.push_back(std::move(trap_oid));
       sma_objects(event, out);
+      break;
+    case EventKind::kSmMaster:
+      trap_oid.oid_value = notification(4);
+      out.push_back(std::move(trap_oid));
+      sm_master_objects(event, out);
       break;
     case EventKind::kRateLimited:
       trap_oid.oid_value = notification(3);

@@ -42,7 +42,8 @@ struct Decision {
 
 struct EngineStats {
   uint64_t raised = 0, cleared = 0, link_changes = 0;
-  uint64_t sma_events = 0;  // IB-SMA-MIB notifications (kSma)
+  uint64_t sma_events = 0;         // IB-SMA-MIB notifications (kSma)
+  uint64_t sm_master_changes = 0;  // a subnet's master SM changed or was lost (kSmMaster)
   uint64_t notified = 0, suppressed = 0;
 };
 

@@ -23,6 +23,7 @@ enum class EventKind {
   kLinkUp,       // IF-MIB linkUp
   kRateLimited,  // ibpulseRateLimited: storm control withheld `suppressed` notifications
   kSma,          // an IB-SMA-MIB notification: the SMA trap `sma_trap` (128, 129, ...)
+  kSmMaster,     // ibpulseSmMasterChanged: another subnet manager (or none) is a subnet's master
 };
 std::string_view to_string(EventKind kind);
 
@@ -68,6 +69,18 @@ struct AlertEvent {
   // field of it, for the notifications whose objects only the Notice holds (256-259). Absent
   // for what ibpulse saw itself.
   std::optional<collector::SmNotice> notice;
+
+  // kSmMaster: the subnet (its prefix, and the local port reaching it when the daemon polls
+  // several), its master SM now and before (SMInfo GUIDs; 0: none), and the new master's
+  // priority and SMState (3, master; 0 when none answers as master). `port`, `node_name` and
+  // `lid` are the new master's port, node and LID, or the previous master's when there is none.
+  uint64_t subnet_prefix = 0;
+  std::string subnet;
+  uint64_t sm_guid = 0, previous_sm_guid = 0;
+  uint8_t sm_priority = 0, sm_state = 0;
+  // The first master seen in the subnet: no change, so never sent (Decision::notify false),
+  // only logged, so that the log says which SM was master when the daemon started.
+  bool first_sight = false;
 };
 
 // The SMA traps IB-SMA-MIB translates, in its notifications' order (ibSmaNotificationPrefix
