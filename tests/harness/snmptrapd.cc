@@ -105,6 +105,15 @@ const TrapVarBind* TrapNotification::find(const std::string& oid) const {
   return nullptr;
 }
 
+std::string TrapNotification::value_of(const std::string& oid) const {
+  const TrapVarBind* vb = find(oid);
+  if (!vb) return "absent";
+  std::string v = vb->type + " " + vb->value;
+  while (!v.empty() && v.back() == ' ')
+    v.pop_back();
+  return v;
+}
+
 uint16_t Snmptrapd::free_port() {
   const int fd = socket(AF_INET, SOCK_DGRAM, 0);
   sockaddr_in address{};

@@ -38,6 +38,9 @@ struct TrapNotification {
   std::chrono::steady_clock::time_point seen;  // when wait_for() first saw it (polled every 5 ms)
 
   const TrapVarBind* find(const std::string& oid) const;
+  // "TYPE value" of the varbind named `oid` ("Gauge32 7", "Hex-STRING FE 80 ..." without the
+  // space snmptrapd leaves after a Hex-STRING's last octet), "absent" when it has none.
+  std::string value_of(const std::string& oid) const;
 };
 
 class Snmptrapd {

@@ -162,11 +162,6 @@ std::vector<TrapNotification> of_kind(const std::vector<TrapNotification>& all,
   return out;
 }
 
-std::string value_of(const TrapNotification& n, const std::string& oid) {
-  const TrapVarBind* vb = n.find(oid);
-  return vb ? vb->type + " " + vb->value : "absent";
-}
-
 // The SNMPv3 reader of the test that has no v2c community.
 const char* const kReader =
     "-v3 -l authPriv -u reader -a SHA-256 -A reader-auth-1 -x AES -X reader-priv-1";
@@ -319,9 +314,9 @@ TEST(AlertNotifications, UnlinkAndRelinkSendLinkDownAndLinkUpAndFlapsDoNotStorm)
   ASSERT_TRUE(std::any_of(link_down.begin(), link_down.end(), is_switch_port)) << trapd->output();
   for (const auto& n : link_down) {
     if (!is_switch_port(n)) continue;
-    EXPECT_EQ(value_of(n, index_oid), "INTEGER " + if_index);
-    EXPECT_EQ(value_of(n, "1.3.6.1.2.1.2.2.1.7." + if_index), "INTEGER 1");  // admin up
-    EXPECT_EQ(value_of(n, "1.3.6.1.2.1.2.2.1.8." + if_index), "INTEGER 2");  // oper down
+    EXPECT_EQ(n.value_of(index_oid), "INTEGER " + if_index);
+    EXPECT_EQ(n.value_of("1.3.6.1.2.1.2.2.1.7." + if_index), "INTEGER 1");  // admin up
+    EXPECT_EQ(n.value_of("1.3.6.1.2.1.2.2.1.8." + if_index), "INTEGER 2");  // oper down
   }
   ASSERT_EQ(fabric().sim("link-up", {"Hca1[1]"}).exit_code, 0);
   const auto up_seen = [&] {
@@ -333,7 +328,7 @@ TEST(AlertNotifications, UnlinkAndRelinkSendLinkDownAndLinkUpAndFlapsDoNotStorm)
   ASSERT_EQ(up_seen(), 1) << d.log() << trapd->output();
   for (const auto& n : of_kind(trapd->notifications(), kLinkUp)) {
     if (is_switch_port(n)) {
-      EXPECT_EQ(value_of(n, "1.3.6.1.2.1.2.2.1.8." + if_index), "INTEGER 1");
+      EXPECT_EQ(n.value_of("1.3.6.1.2.1.2.2.1.8." + if_index), "INTEGER 1");
     }
   }
   // Flapping: within the 60 s hold-down no more link notifications for that port. Each flap

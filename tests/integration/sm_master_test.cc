@@ -32,15 +32,6 @@ std::string object(unsigned n) {
   return fmt::format("{}1.3.{}.0", kIbpulse, n);
 }
 
-std::string value_of(const TrapNotification& n, const std::string& oid) {
-  const TrapVarBind* vb = n.find(oid);
-  if (!vb) return "absent";
-  std::string v = vb->type + " " + vb->value;
-  while (!v.empty() && v.back() == ' ')
-    v.pop_back();
-  return v;
-}
-
 // An IbGuid as snmptrapd prints it.
 std::string hex_guid(uint64_t guid) {
   std::string out = "Hex-STRING";
@@ -132,14 +123,14 @@ TEST(SmMaster, ALostMasterAndTheNextOneAreNotifiedWithEveryObject) {
   ASSERT_EQ(lost.size(), 1u) << trapd->output() << d.log();
   const TrapNotification& l = lost[0];
   EXPECT_EQ(l.varbinds.size(), 10u) << trapd->output();  // sysUpTime, snmpTrapOID, 8 objects
-  EXPECT_EQ(value_of(l, object(12)), hex_guid(0xfe80000000000000));
-  EXPECT_EQ(value_of(l, object(13)), hex_guid(0)) << "no master";
-  EXPECT_EQ(value_of(l, object(14)), fmt::format("Gauge32 {}", first_lid)) << "the previous's";
-  EXPECT_EQ(value_of(l, object(15)), "Gauge32 0");
-  EXPECT_EQ(value_of(l, object(16)), "INTEGER 0");
-  EXPECT_EQ(value_of(l, object(17)), hex_guid(first_guid));
-  EXPECT_EQ(value_of(l, object(1)), fmt::format("STRING 0x{:016x}", switch1.node_guid));
-  EXPECT_EQ(value_of(l, object(2)), "STRING Switch1");
+  EXPECT_EQ(l.value_of(object(12)), hex_guid(0xfe80000000000000));
+  EXPECT_EQ(l.value_of(object(13)), hex_guid(0)) << "no master";
+  EXPECT_EQ(l.value_of(object(14)), fmt::format("Gauge32 {}", first_lid)) << "the previous's";
+  EXPECT_EQ(l.value_of(object(15)), "Gauge32 0");
+  EXPECT_EQ(l.value_of(object(16)), "INTEGER 0");
+  EXPECT_EQ(l.value_of(object(17)), hex_guid(first_guid));
+  EXPECT_EQ(l.value_of(object(1)), fmt::format("STRING 0x{:016x}", switch1.node_guid));
+  EXPECT_EQ(l.value_of(object(2)), "STRING Switch1");
 
   SubnetManager next("Hca2", 7);
   ASSERT_TRUE(next.master()) << next.output();
@@ -150,16 +141,16 @@ TEST(SmMaster, ALostMasterAndTheNextOneAreNotifiedWithEveryObject) {
   ASSERT_EQ(changes.size(), 2u) << trapd->output() << d.log();
   const TrapNotification& n = changes[1];
   EXPECT_EQ(n.varbinds.size(), 10u) << trapd->output();
-  EXPECT_EQ(value_of(n, object(12)), hex_guid(0xfe80000000000000));
-  EXPECT_EQ(value_of(n, object(13)), hex_guid(next_guid));
-  EXPECT_EQ(value_of(n, object(14)), fmt::format("Gauge32 {}", next_lid));
+  EXPECT_EQ(n.value_of(object(12)), hex_guid(0xfe80000000000000));
+  EXPECT_EQ(n.value_of(object(13)), hex_guid(next_guid));
+  EXPECT_EQ(n.value_of(object(14)), fmt::format("Gauge32 {}", next_lid));
   EXPECT_EQ(next_lid, fabric().lid("Hca2", 1));
-  EXPECT_EQ(value_of(n, object(15)), "Gauge32 7");
-  EXPECT_EQ(value_of(n, object(16)), "INTEGER 3");
-  EXPECT_EQ(value_of(n, object(17)), hex_guid(0)) << "none was told last";
-  EXPECT_EQ(value_of(n, object(1)),
+  EXPECT_EQ(n.value_of(object(15)), "Gauge32 7");
+  EXPECT_EQ(n.value_of(object(16)), "INTEGER 3");
+  EXPECT_EQ(n.value_of(object(17)), hex_guid(0)) << "none was told last";
+  EXPECT_EQ(n.value_of(object(1)),
             fmt::format("STRING 0x{:016x}", fabric().port("Hca2", 1).node_guid));
-  EXPECT_EQ(value_of(n, object(2)), "STRING Hca2");
+  EXPECT_EQ(n.value_of(object(2)), "STRING Hca2");
   EXPECT_EQ(metric_value(http_get(d.web_port(), "/metrics"), "ibpulse_sm_master_changes_total"), 2);
   next.stop();
 }

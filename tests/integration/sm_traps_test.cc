@@ -34,16 +34,6 @@ std::string sma_object(unsigned column) {
 const std::string kNotifGuid = "1.3.6.1.4.1.8072.9999.9999.1.3.1.0";
 const std::string kNotifName = "1.3.6.1.4.1.8072.9999.9999.1.3.2.0";
 
-// "TYPE value", without the space snmptrapd leaves after a Hex-STRING's last byte.
-std::string value_of(const TrapNotification& n, const std::string& oid) {
-  const TrapVarBind* vb = n.find(oid);
-  if (!vb) return "absent";
-  std::string v = vb->type + " " + vb->value;
-  while (!v.empty() && v.back() == ' ')
-    v.pop_back();
-  return v;
-}
-
 // The daemon that takes the SM's Reports, with its own snmptrapd.
 struct Subscriber {
   std::unique_ptr<Snmptrapd> trapd = Snmptrapd::start();
@@ -111,9 +101,9 @@ TEST(SmTraps, TheSubnetManagersLinkTrapBecomesIbSmaPortLinkStateChange) {
   ASSERT_TRUE(seen) << s.daemon->log();
   const auto changes = s.wait_trap(1);
   ASSERT_FALSE(changes.empty()) << s.trapd->output();
-  EXPECT_EQ(value_of(changes[0], sma_object(14)),
+  EXPECT_EQ(changes[0].value_of(sma_object(14)),
             "Gauge32 " + std::to_string(fabric().lid("Switch2", 1)));
-  EXPECT_EQ(value_of(changes[0], kNotifName), "STRING Switch2")
+  EXPECT_EQ(changes[0].value_of(kNotifName), "STRING Switch2")
       << s.trapd->output() << s.daemon->log();
   EXPECT_GE(s.metric("ibpulse_sm_reports_total"), 1);
   EXPECT_EQ(s.metric("ibpulse_sm_subscription_failures_total"), 0);
@@ -142,18 +132,18 @@ TEST(SmTraps, KeyViolationsTheSimulatorCannotMakeCarryEveryObject) {
   const TrapNotification& b = bad[0];
   ASSERT_EQ(b.varbinds.size(), 12u) << s.trapd->output();
   EXPECT_EQ(b.varbinds[2].oid, sma_object(19));  // the OBJECTS order: the key first
-  EXPECT_EQ(value_of(b, sma_object(19)), "Hex-STRING 00 00 00 00 00 00 80 01");
-  EXPECT_EQ(value_of(b, sma_object(14)), "Gauge32 2");
-  EXPECT_EQ(value_of(b, sma_object(24)),
+  EXPECT_EQ(b.value_of(sma_object(19)), "Hex-STRING 00 00 00 00 00 00 80 01");
+  EXPECT_EQ(b.value_of(sma_object(14)), "Gauge32 2");
+  EXPECT_EQ(b.value_of(sma_object(24)),
             "Hex-STRING FE 80 00 00 00 00 00 00 00 00 00 00 00 10 00 04");
-  EXPECT_EQ(value_of(b, sma_object(22)), "Gauge32 1193046");  // 0x123456
-  EXPECT_EQ(value_of(b, sma_object(20)), "Gauge32 " + std::to_string(hca4));
-  EXPECT_EQ(value_of(b, sma_object(25)),
+  EXPECT_EQ(b.value_of(sma_object(22)), "Gauge32 1193046");  // 0x123456
+  EXPECT_EQ(b.value_of(sma_object(20)), "Gauge32 " + std::to_string(hca4));
+  EXPECT_EQ(b.value_of(sma_object(25)),
             "Hex-STRING FE 80 00 00 00 00 00 00 00 00 00 00 00 10 00 09");
-  EXPECT_EQ(value_of(b, sma_object(23)), "Gauge32 66");
-  EXPECT_EQ(value_of(b, sma_object(21)), "Gauge32 3");
-  EXPECT_EQ(value_of(b, kNotifGuid), "STRING " + guid_text(fabric().port("Hca4", 1).node_guid));
-  EXPECT_EQ(value_of(b, kNotifName), "STRING Hca4");
+  EXPECT_EQ(b.value_of(sma_object(23)), "Gauge32 66");
+  EXPECT_EQ(b.value_of(sma_object(21)), "Gauge32 3");
+  EXPECT_EQ(b.value_of(kNotifGuid), "STRING " + guid_text(fabric().port("Hca4", 1).node_guid));
+  EXPECT_EQ(b.value_of(kNotifName), "STRING Hca4");
 
   // Dropped at Switch2's port 2: the switch is named, its port, and which fields hold.
   const unsigned sw2 = fabric().lid("Switch2", 1);
@@ -168,11 +158,11 @@ TEST(SmTraps, KeyViolationsTheSimulatorCannotMakeCarryEveryObject) {
   ASSERT_EQ(at_switch.size(), 1u) << s.trapd->output();
   const TrapNotification& w = at_switch[0];
   ASSERT_EQ(w.varbinds.size(), 15u) << s.trapd->output();
-  EXPECT_EQ(value_of(w, sma_object(19)), "Hex-STRING 00 00 00 00 00 00 7F FF");
-  EXPECT_EQ(value_of(w, sma_object(27)), "Gauge32 " + std::to_string(sw2));
-  EXPECT_EQ(value_of(w, sma_object(15)), "Gauge32 2");
-  EXPECT_EQ(value_of(w, sma_object(28)), "Hex-STRING A3");  // lidaddr1 pkey gidaddr1 gidaddr2
-  EXPECT_EQ(value_of(w, kNotifName), "STRING Switch2");
+  EXPECT_EQ(w.value_of(sma_object(19)), "Hex-STRING 00 00 00 00 00 00 7F FF");
+  EXPECT_EQ(w.value_of(sma_object(27)), "Gauge32 " + std::to_string(sw2));
+  EXPECT_EQ(w.value_of(sma_object(15)), "Gauge32 2");
+  EXPECT_EQ(w.value_of(sma_object(28)), "Hex-STRING A3");  // lidaddr1 pkey gidaddr1 gidaddr2
+  EXPECT_EQ(w.value_of(kNotifName), "STRING Switch2");
 
   // A bad M_Key at Switch2 from LID 2: the key given, the method and attribute it tried.
   ASSERT_EQ(report({"--trap", "256", "--issuer-lid", std::to_string(sw2), "--lid", "2", "--method",
@@ -182,21 +172,21 @@ TEST(SmTraps, KeyViolationsTheSimulatorCannotMakeCarryEveryObject) {
   ASSERT_EQ(bad_key.size(), 1u) << s.trapd->output();
   const TrapNotification& k = bad_key[0];
   ASSERT_EQ(k.varbinds.size(), 9u) << s.trapd->output();
-  EXPECT_EQ(value_of(k, sma_object(14)), "Gauge32 2");
-  EXPECT_EQ(value_of(k, sma_object(19)), "Hex-STRING 01 23 45 67 89 AB CD EF");
-  EXPECT_EQ(value_of(k, sma_object(16)), "Gauge32 2");
-  EXPECT_EQ(value_of(k, sma_object(17)), "Gauge32 21");
-  EXPECT_EQ(value_of(k, sma_object(18)), "Gauge32 3");
-  EXPECT_EQ(value_of(k, kNotifName), "STRING Switch2");
+  EXPECT_EQ(k.value_of(sma_object(14)), "Gauge32 2");
+  EXPECT_EQ(k.value_of(sma_object(19)), "Hex-STRING 01 23 45 67 89 AB CD EF");
+  EXPECT_EQ(k.value_of(sma_object(16)), "Gauge32 2");
+  EXPECT_EQ(k.value_of(sma_object(17)), "Gauge32 21");
+  EXPECT_EQ(k.value_of(sma_object(18)), "Gauge32 3");
+  EXPECT_EQ(k.value_of(kNotifName), "STRING Switch2");
 
   // Switch2's port 3 flow control watchdog: the switch's LID and the port.
   ASSERT_EQ(report({"--trap", "131", "--lid", std::to_string(sw2), "--port", "3"}), 0);
   const auto watchdog = s.wait_trap(4);
   ASSERT_EQ(watchdog.size(), 1u) << s.trapd->output();
   ASSERT_EQ(watchdog[0].varbinds.size(), 6u) << s.trapd->output();
-  EXPECT_EQ(value_of(watchdog[0], sma_object(14)), "Gauge32 " + std::to_string(sw2));
-  EXPECT_EQ(value_of(watchdog[0], sma_object(15)), "Gauge32 3");
-  EXPECT_EQ(value_of(watchdog[0], kNotifName), "STRING Switch2");
+  EXPECT_EQ(watchdog[0].value_of(sma_object(14)), "Gauge32 " + std::to_string(sw2));
+  EXPECT_EQ(watchdog[0].value_of(sma_object(15)), "Gauge32 3");
+  EXPECT_EQ(watchdog[0].value_of(kNotifName), "STRING Switch2");
 
   // A trap IB-SMA-MIB does not translate (64, GID in service): answered, counted, not sent.
   ASSERT_EQ(report({"--trap", "64"}), 0);

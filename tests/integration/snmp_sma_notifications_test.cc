@@ -22,11 +22,6 @@ using namespace std::chrono_literals;
 // 130 when LocalLinkIntegrityErrors and ExcessiveBufferOverrunErrors grow past the port's
 // PortInfo thresholds (0 in ibsim: any growth), 128 when a switch port's link goes down; 130
 // turned off by snmp.sma-notifications is neither sent nor counted.
-std::string value_of(const TrapNotification& n, const std::string& oid) {
-  const TrapVarBind* vb = n.find(oid);
-  return vb ? vb->type + " " + vb->value : "absent";
-}
-
 std::vector<TrapNotification> with_trap(const std::vector<TrapNotification>& all,
                                         const std::string& trap_oid) {
   std::vector<TrapNotification> out;
@@ -76,10 +71,10 @@ TEST(SmaNotifications, ThresholdsAndLinkChangesBecomeIbSmaMibNotifications) {
   EXPECT_EQ(n.varbinds[0].oid, "1.3.6.1.2.1.1.3.0");
   EXPECT_EQ(n.varbinds[1].oid, "1.3.6.1.6.3.1.1.4.1.0");
   EXPECT_EQ(n.varbinds[2].oid, kSmaLid);
-  EXPECT_EQ(value_of(n, kSmaLid), "Gauge32 " + std::to_string(fabric().lid("Hca3", 1)));
-  EXPECT_EQ(value_of(n, kSmaPortNum), "Gauge32 1");
-  EXPECT_EQ(value_of(n, kNotifGuid), "STRING " + guid_context("Hca3"));
-  EXPECT_EQ(value_of(n, kNotifName), "STRING Hca3");
+  EXPECT_EQ(n.value_of(kSmaLid), "Gauge32 " + std::to_string(fabric().lid("Hca3", 1)));
+  EXPECT_EQ(n.value_of(kSmaPortNum), "Gauge32 1");
+  EXPECT_EQ(n.value_of(kNotifGuid), "STRING " + guid_context("Hca3"));
+  EXPECT_EQ(n.value_of(kNotifName), "STRING Hca3");
 
   // 128: Switch2's port to Hca4 goes down; the notification names the switch by its LID.
   ASSERT_EQ(fabric().sim("link-down", {"Hca4[1]"}).exit_code, 0);
@@ -88,9 +83,9 @@ TEST(SmaNotifications, ThresholdsAndLinkChangesBecomeIbSmaMibNotifications) {
   ASSERT_FALSE(changes.empty()) << trapd->output() << d.log();
   const TrapNotification& c = changes[0];
   ASSERT_EQ(c.varbinds.size(), 5u) << trapd->output();
-  EXPECT_EQ(value_of(c, kSmaLid), "Gauge32 " + std::to_string(fabric().lid("Switch2", 2)));
-  EXPECT_EQ(value_of(c, kNotifGuid), "STRING " + guid_context("Switch2"));
-  EXPECT_EQ(value_of(c, kNotifName), "STRING Switch2");
+  EXPECT_EQ(c.value_of(kSmaLid), "Gauge32 " + std::to_string(fabric().lid("Switch2", 2)));
+  EXPECT_EQ(c.value_of(kNotifGuid), "STRING " + guid_context("Switch2"));
+  EXPECT_EQ(c.value_of(kNotifName), "STRING Switch2");
 
   const std::string metrics = http_get(d.web_port(), "/metrics");
   EXPECT_EQ(metric_value(metrics, "ibpulse_sma_notifications_total", "trap=\"129\""), 1);
@@ -129,11 +124,11 @@ TEST(SmaNotifications, BufferOverrunsPastTheThresholdAre130) {
   const TrapNotification& n = overruns[0];
   ASSERT_EQ(n.varbinds.size(), 6u) << trapd->output();
   EXPECT_EQ(n.varbinds[2].oid, kSmaLid);
-  EXPECT_EQ(value_of(n, kSmaLid), "Gauge32 " + std::to_string(fabric().lid("Switch1", 3)));
+  EXPECT_EQ(n.value_of(kSmaLid), "Gauge32 " + std::to_string(fabric().lid("Switch1", 3)));
   EXPECT_EQ(n.varbinds[3].oid, kSmaPortNum);
-  EXPECT_EQ(value_of(n, kSmaPortNum), "Gauge32 3");
-  EXPECT_EQ(value_of(n, kNotifGuid), "STRING " + guid_context("Switch1"));
-  EXPECT_EQ(value_of(n, kNotifName), "STRING Switch1");
+  EXPECT_EQ(n.value_of(kSmaPortNum), "Gauge32 3");
+  EXPECT_EQ(n.value_of(kNotifGuid), "STRING " + guid_context("Switch1"));
+  EXPECT_EQ(n.value_of(kNotifName), "STRING Switch1");
   EXPECT_NE(
       d.log().find("event=sma_trap trap=130 node_guid=" + guid_context("Switch1") + " port=3"),
       std::string::npos)
