@@ -28,7 +28,9 @@ SubnetManagerInfo sm_at(uint64_t node_guid, uint8_t port, uint16_t lid, uint64_t
   return sm;
 }
 
-// The port (a switch's: port 0) that LID `lid` reaches; node_guid 0 when none does.
+// The port (a switch's: port 0) that LID `lid` reaches; node_guid 0 when none does. A shard
+// keeps only its own nodes' ports: a CA of another shard is found by its node's LID, its port
+// then unknown (0).
 SubnetManagerInfo port_at_lid(const Topology& t, uint16_t lid) {
   for (const Node& n : t.nodes)
     if (n.kind == NodeKind::kSwitch && n.lid == lid) return sm_at(n.guid, 0, lid, 0);
@@ -37,6 +39,8 @@ SubnetManagerInfo port_at_lid(const Topology& t, uint16_t lid) {
     const Node* n = t.find_node(p.key.node_guid);
     if (n != nullptr && n->kind != NodeKind::kSwitch) return sm_at(n->guid, p.key.port, lid, 0);
   }
+  for (const Node& n : t.nodes)
+    if (n.kind != NodeKind::kSwitch && n.lid == lid) return sm_at(n.guid, 0, lid, 0);
   return {};
 }
 
@@ -66,8 +70,9 @@ std::vector<SubnetManagerInfo> sm_ports(const Topology& t) {
     if (asked) continue;
     SubnetManagerInfo at = port_at_lid(t, lid);
     if (at.node_guid == 0) continue;  // a LID discovery did not find: nothing to name it by
-    at.subnet_prefix = at.port == 0 ? t.node_subnet_prefix(at.node_guid)
-                                    : t.subnet_prefix_of(*t.find_port({at.node_guid, at.port}));
+    const Port* port = at.port == 0 ? nullptr : t.find_port({at.node_guid, at.port});
+    at.subnet_prefix =
+        port != nullptr ? t.subnet_prefix_of(*port) : t.node_subnet_prefix(at.node_guid);
     out.push_back(at);
   }
   return out;

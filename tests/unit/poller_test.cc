@@ -359,6 +359,29 @@ TEST(PollerFake, SmInfoIsAskedOfTheMasterThePortsName) {
   EXPECT_EQ(h.fabric.smp_attempts({kHca2.node_guid, 0}, 0x20), 0u);
 }
 
+// A shard keeps only its own nodes' ports: the master SM on a CA another shard owns is still
+// asked, found by its node's LID, so every shard judges the same master.
+TEST(PollerFake, EveryShardAsksTheMasterOnACaOfAnotherShard) {
+  for (unsigned k = 1; k <= 2; ++k) {
+    PollerHarness h;
+    h.fabric.smp_agent = true;
+    h.options.intervals.port_info = 1s;
+    h.options.shard = ShardSpec{k, 2, 1};
+    h.take_subnet_managers = true;
+    const uint16_t sm_lid = h.fabric.topology().find_node(kHca1.node_guid)->lid;
+    h.fabric.node(kHca1.node_guid).port_info_capability_mask = 0xc04a;  // IsSM
+    for (const PortKey hca : {kHca1, kHca2, kHca3})
+      h.fabric.node(hca.node_guid).port_info_master_sm_lid = sm_lid;
+    const bool owner = h.options.shard.owns(kHca1.node_guid);
+    const bool owns_a_ca =
+        owner || h.options.shard.owns(kHca2.node_guid) || h.options.shard.owns(kHca3.node_guid);
+    ASSERT_TRUE(owns_a_ca) << "shard " << k << " names no master: the test needs another GUID";
+    ASSERT_TRUE(h.run(8).ok());
+    SCOPED_TRACE("shard " + std::to_string(k) + (owner ? ", the owner" : ""));
+    EXPECT_GT(h.fabric.smp_attempts({kHca1.node_guid, 0}, 0x20), 0u);
+  }
+}
+
 // A start from a cached topology (discovery.cache-max-age) trusts it no longer than a discovery:
 // a cache 4 minutes old with a 5-minute discovery interval is rediscovered a minute in.
 TEST(PollerFake, ACachedStartIsRediscoveredWhenTheCacheIsAnIntervalOld) {
