@@ -349,7 +349,8 @@ TEST(PollerFake, SmInfoIsAskedOfTheMasterThePortsName) {
   h.fabric.smp_agent = true;
   h.options.intervals.port_info = 1s;
   h.take_subnet_managers = true;
-  const collector::Node* sw = h.fabric.topology().find_node(kSwitchGuid);
+  const Topology model = h.fabric.topology();  // find_node() points into it
+  const collector::Node* sw = model.find_node(kSwitchGuid);
   ASSERT_NE(sw, nullptr);
   const uint16_t switch_lid = sw->lid;
   h.fabric.node(kHca1.node_guid).port_info_master_sm_lid = switch_lid;
