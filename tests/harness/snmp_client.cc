@@ -60,4 +60,11 @@ std::string unwrap_lines(const std::string& out) {
   return joined;
 }
 
+std::string hex_octets(uint64_t v, int bytes) {
+  std::string out;
+  for (int i = bytes - 1; i >= 0; --i)
+    out += fmt::format("{}{:02X}", out.empty() ? "" : " ", (v >> (8 * i)) & 0xFF);
+  return out;
+}
+
 }  // namespace ibpulse::testing

@@ -1,5 +1,6 @@
 #pragma once
 // net-snmp's command-line tools for the SNMP tests: run one, parse its `-On -Oq` output.
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -20,5 +21,9 @@ std::map<std::string, std::string> parse_varbinds(const std::string& out);
 
 // Joins the lines net-snmp wraps long hex strings onto to their varbind's line.
 std::string unwrap_lines(const std::string& out);
+
+// `bytes` octets of `v`, most significant first, as net-snmp prints an octet string in hex
+// ("FE 80 00 ...": `-Ox` output, snmptrapd's Hex-STRING values).
+std::string hex_octets(uint64_t v, int bytes);
 
 }  // namespace ibpulse::testing

@@ -15,6 +15,7 @@
 #include "daemon_client.h"
 #include "eventually.h"
 #include "sim_fabric.h"
+#include "snmp_client.h"
 #include "snmptrapd.h"
 
 namespace ibpulse::testing {
@@ -34,10 +35,7 @@ std::string object(unsigned n) {
 
 // An IbGuid as snmptrapd prints it.
 std::string hex_guid(uint64_t guid) {
-  std::string out = "Hex-STRING";
-  for (int shift = 56; shift >= 0; shift -= 8)
-    out += fmt::format(" {:02X}", (guid >> shift) & 0xff);
-  return out;
+  return "Hex-STRING " + hex_octets(guid, 8);
 }
 
 // A subnet manager the test runs: opensm attached at `host`, with its own cache and logs.

@@ -46,14 +46,6 @@ std::map<std::string, std::string> sma_walk(uint16_t port, const std::string& no
   return walk(port, "public@" + guid_context(node), ".1.3.6.1.3.117.3.1.");
 }
 
-// `bytes` octets of `v`, most significant first, as -Ox prints them.
-std::string hex(uint64_t v, int bytes) {
-  std::string out;
-  for (int i = bytes - 1; i >= 0; --i)
-    out += fmt::format("{}{:02X}", out.empty() ? "" : " ", (v >> (8 * i)) & 0xFF);
-  return out;
-}
-
 uint64_t num(const std::string& smp_text, const std::string& field) {
   const std::string v = smpquery_field(smp_text, field);
   EXPECT_FALSE(v.empty()) << field << " missing in\n" << smp_text;
@@ -117,16 +109,16 @@ TEST_F(Sma, NodeAndSwitchGroupsEqualSmpquery) {
     EXPECT_EQ(mib.at("1.4.0"), sw ? "2" : "1");
     EXPECT_EQ(smpquery_field(info, "NodeType"), sw ? "Switch" : "Channel Adapter");
     EXPECT_EQ(mib.at("1.5.0"), std::to_string(num(info, "NumPorts")));
-    EXPECT_EQ(mib.at("1.6.0"), hex(num(info, "SystemGuid"), 8));
-    EXPECT_EQ(mib.at("1.7.0"), hex(num(info, "Guid"), 8));
-    EXPECT_EQ(mib.at("1.8.0"), hex(num(info, "PortGuid"), 8));
+    EXPECT_EQ(mib.at("1.6.0"), hex_octets(num(info, "SystemGuid"), 8));
+    EXPECT_EQ(mib.at("1.7.0"), hex_octets(num(info, "Guid"), 8));
+    EXPECT_EQ(mib.at("1.8.0"), hex_octets(num(info, "PortGuid"), 8));
     EXPECT_EQ(mib.at("1.9.0"), std::to_string(num(info, "PartCap")));
-    EXPECT_EQ(mib.at("1.10.0"), hex(num(info, "DevId"), 2));
-    EXPECT_EQ(mib.at("1.11.0"), hex(num(info, "Revision"), 4));
+    EXPECT_EQ(mib.at("1.10.0"), hex_octets(num(info, "DevId"), 2));
+    EXPECT_EQ(mib.at("1.11.0"), hex_octets(num(info, "Revision"), 4));
     // The IB port that received the SNMP request: none (it came over UDP), 0 as the MIB says.
     // (NodeInfo's LocalPortNum depends on the path the SMP took.)
     EXPECT_EQ(mib.at("1.12.0"), "0");
-    EXPECT_EQ(mib.at("1.13.0"), hex(num(info, "VendorId"), 3));
+    EXPECT_EQ(mib.at("1.13.0"), hex_octets(num(info, "VendorId"), 3));
     EXPECT_FALSE(mib.contains("1.14.0")) << "ibSmaNodeLid is for notifications only";
     if (!sw) {
       EXPECT_FALSE(mib.contains("2.1.0")) << "a CA has no switch group";
@@ -190,11 +182,12 @@ TEST_F(Sma, SubnetManagerMibNodeAndSwitchTablesEqualSmpquery) {
     EXPECT_EQ(at(1, 4), sw ? "2" : "1");
     EXPECT_EQ(at(1, 5), std::to_string(num(info, "NumPorts")));
     EXPECT_EQ(at(1, 7), std::to_string(num(info, "PartCap")));
-    EXPECT_EQ(at(1, 8), hex(num(info, "DevId"), 2));
-    EXPECT_EQ(at(1, 9), hex(num(info, "Revision"), 4));
-    EXPECT_EQ(at(1, 11), hex(num(info, "VendorId"), 3));
+    EXPECT_EQ(at(1, 8), hex_octets(num(info, "DevId"), 2));
+    EXPECT_EQ(at(1, 9), hex_octets(num(info, "Revision"), 4));
+    EXPECT_EQ(at(1, 11), hex_octets(num(info, "VendorId"), 3));
     // The port discovery read the NodeInfo through: a switch's is the node; a CA's its port.
-    EXPECT_EQ(at(1, 6), sw ? hex(num(info, "Guid"), 8) : hex(num(info, "PortGuid"), 8));
+    EXPECT_EQ(at(1, 6),
+              sw ? hex_octets(num(info, "Guid"), 8) : hex_octets(num(info, "PortGuid"), 8));
     EXPECT_NE(at(1, 10), "absent");
     std::string description;
     for (const char c : node)
@@ -293,7 +286,7 @@ TEST_F(Sma, ManagementPortAndPortInfoTableEqualSmpquery) {
     const auto mib = sma_walk(daemon_->snmp_port(), node);
     const unsigned lid = fabric().lid(node, 1);
     const std::string m = smp("portinfo", lid, std::to_string(mgmt_port));
-    EXPECT_EQ(mib.at("4.2.0"), hex(num(m, "GidPrefix"), 8));
+    EXPECT_EQ(mib.at("4.2.0"), hex_octets(num(m, "GidPrefix"), 8));
     EXPECT_EQ(mib.at("4.3.0"), std::to_string(num(m, "Lid")));
     EXPECT_EQ(mib.at("4.4.0"), std::to_string(num(m, "SMLid")));
     // Column -> CapabilityMask bit. IsSM (bit 1, column 5) is left out: ibsim sets it on the

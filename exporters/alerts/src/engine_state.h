@@ -98,7 +98,7 @@ struct ThresholdEngine::Impl {
   // Port::subnet, and the SMInfo rounds judged.
   struct SubnetMaster {
     collector::SubnetManagerInfo sm;  // node_guid 0: none (told so)
-    unsigned rounds_without = 0;      // consecutive rounds in which no SM said master
+    uint64_t rounds_without = 0;      // consecutive rounds in which no SM said master
   };
   std::map<uint8_t, SubnetMaster> masters;
   std::vector<uint64_t> sm_rounds_judged;

@@ -67,7 +67,7 @@ void ThresholdEngine::Impl::judge_master(uint8_t subnet,
     return;
   }
   if (told.sm.node_guid == 0) return;  // already told there is none
-  told.rounds_without += static_cast<unsigned>(std::min<uint64_t>(rounds_ended, 1000));
+  told.rounds_without += rounds_ended;
   if (told.rounds_without < kSmMasterLostRounds) return;
   const SubnetManagerInfo before = told.sm;
   told.sm = SubnetManagerInfo{};
